@@ -1,0 +1,16 @@
+import type { Config } from 'jest';
+
+// Tests run on the TypeScript sources through ts-jest; worker-thread and child-process tests load
+// the compiled dist/ (built by `pretest`), because workers cannot load .ts files themselves.
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    // Types are checked once by `tsc -p tsconfig.test.json` in `pretest`; here we only transpile.
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+  },
+  testTimeout: 60_000,
+};
+
+export default config;

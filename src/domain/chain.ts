@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonicalJson';
+import type { EventPayload, LedgerEvent } from './events';
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** SHA-256 of the event's canonical JSON without its `hash` field. */
+export function eventHash(event: LedgerEvent | (EventPayload & { seq: number; at: number; prevHash: string })): string {
+  const { hash: _ignored, ...unhashed } = event as LedgerEvent;
+  return sha256Hex(canonicalJson(unhashed));
+}
+
+/** Chains a decided payload onto the log at `head`: assigns seq, time, prevHash and hash, and freezes it. */
+export function sealEvent(payload: EventPayload, at: number, head: { readonly seq: number; readonly hash: string }): LedgerEvent {
+  const unhashed = { ...payload, seq: head.seq + 1, at, prevHash: head.hash };
+  const event = { ...unhashed, hash: sha256Hex(canonicalJson(unhashed)) } as LedgerEvent;
+  return deepFreeze(event);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value as object)) deepFreeze(child);
+  }
+  return value;
+}

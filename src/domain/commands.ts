@@ -1,0 +1,54 @@
+import type { Amounts, GrantScope } from './events';
+import type { JsonObject } from './json';
+import type { ArgumentCheck, ResourceCheck } from './reasons';
+
+/**
+ * Commands carry everything the decider needs, including the time (`at`) and the ids the shell
+ * generated, so `decide` reads no clock and draws no randomness. Checks that need host code
+ * (JSON Schema validators, the tool's `resources(args)`) are evaluated by the shell and arrive as
+ * their outcome; argument values never enter the core.
+ */
+export interface RegisterToolCommand {
+  readonly type: 'registerTool';
+  readonly at: number;
+  readonly tool: string;
+  readonly inputSchema: JsonObject;
+}
+export interface IssueCommand {
+  readonly type: 'issue';
+  readonly at: number;
+  readonly grantId: string;
+  readonly tokenDigest: string;
+  readonly scope: GrantScope;
+}
+export interface RevokeCommand {
+  readonly type: 'revoke';
+  readonly at: number;
+  readonly grantId: string;
+  readonly abortInFlight: boolean;
+}
+export interface AdmitCommand {
+  readonly type: 'admit';
+  readonly at: number;
+  readonly callId: string;
+  /** The grant the token resolved to, or undefined when it matched none. */
+  readonly grantId: string | undefined;
+  /** Requested tool name as logged (already reduced to '(invalid-name)' when malformed). */
+  readonly tool: string;
+  /** Canonical input bytes; undefined when the arguments are not plain JSON. */
+  readonly inputBytes: number | undefined;
+  readonly argumentCheck: ArgumentCheck;
+  readonly resourceCheck: ResourceCheck;
+}
+export interface SettleCommand {
+  readonly type: 'settle';
+  readonly at: number;
+  readonly callId: string;
+  readonly outcome: 'completed' | 'failed';
+  /** On failure: give the reservation back (onToolError: 'refund'). */
+  readonly refund: boolean;
+}
+
+export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand;
+
+export type { Amounts };

@@ -1,0 +1,127 @@
+import { canonicalJson } from './canonicalJson';
+import type { AdmitCommand, Command, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand } from './commands';
+import type { EventPayload, CallRejectedPayload } from './events';
+import { grantScopeProblem } from './grantSpec';
+import { toolNamePattern } from './limits';
+import type { RejectReason } from './reasons';
+import { shardGet } from './shardedMap';
+import type { GrantRecord, LedgerState } from './state';
+
+/** Why a host command was refused. Host commands fail loudly; agent calls are rejected as events. */
+export type HostCommandErrorCode = 'invalid_tool' | 'tool_conflict' | 'invalid_grant' | 'duplicate_grant' | 'unknown_grant' | 'unknown_call';
+
+export type Decision =
+  | { readonly ok: true; readonly events: readonly EventPayload[] }
+  | { readonly ok: false; readonly code: HostCommandErrorCode; readonly message: string };
+
+const none: Decision = Object.freeze({ ok: true, events: Object.freeze([]) });
+const emit = (...events: EventPayload[]): Decision => ({ ok: true, events });
+const refuse = (code: HostCommandErrorCode, message: string): Decision => ({ ok: false, code, message });
+
+/**
+ * The authority checks that need only the log: token, revocation, validity window, tool.
+ * Shared by `decide` and by the shell, which uses it to skip argument checks for calls that are
+ * rejected anyway.
+ */
+export function checkAuthority(
+  state: LedgerState,
+  grantId: string | undefined,
+  tool: string,
+  at: number,
+): { readonly ok: true; readonly grant: GrantRecord } | { readonly ok: false; readonly reason: RejectReason; readonly grant?: GrantRecord } {
+  const grant = grantId === undefined ? undefined : shardGet(state.grants, grantId);
+  if (grant === undefined) return { ok: false, reason: 'unknown_token' };
+  if (grant.revoked) return { ok: false, reason: 'revoked', grant };
+  if (at < grant.scope.notBefore) return { ok: false, reason: 'not_yet_valid', grant };
+  if (at >= grant.scope.expiresAt) return { ok: false, reason: 'expired', grant };
+  if (!Object.prototype.hasOwnProperty.call(state.tools, tool)) return { ok: false, reason: 'unknown_tool', grant };
+  if (!grant.scope.tools.includes(tool)) return { ok: false, reason: 'tool_not_granted', grant };
+  return { ok: true, grant };
+}
+
+function admissionReason(state: LedgerState, command: AdmitCommand): { reason: RejectReason | undefined; grant?: GrantRecord } {
+  const authority = checkAuthority(state, command.grantId, command.tool, command.at);
+  if (!authority.ok) return { reason: authority.reason, ...(authority.grant ? { grant: authority.grant } : {}) };
+  const grant = authority.grant;
+  if (command.argumentCheck !== 'ok' || command.inputBytes === undefined) {
+    return { reason: command.argumentCheck === 'ok' ? 'invalid_arguments' : command.argumentCheck, grant };
+  }
+  if (command.resourceCheck !== 'ok') return { reason: command.resourceCheck, grant };
+  if (grant.used.calls + 1 > grant.scope.budget.calls) return { reason: 'call_budget_exhausted', grant };
+  if (grant.used.inputBytes + command.inputBytes > grant.scope.budget.inputBytes) return { reason: 'byte_budget_exhausted', grant };
+  return { reason: undefined, grant };
+}
+
+function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
+  const { reason, grant } = admissionReason(state, command);
+  if (reason === undefined && grant !== undefined && command.inputBytes !== undefined) {
+    return emit({
+      type: 'call.admitted',
+      callId: command.callId,
+      grantId: grant.grantId,
+      tool: command.tool,
+      reserved: { calls: 1, inputBytes: command.inputBytes },
+    });
+  }
+  const rejected: CallRejectedPayload = {
+    type: 'call.rejected',
+    callId: command.callId,
+    ...(grant !== undefined ? { grantId: grant.grantId } : {}),
+    tool: command.tool,
+    reason: reason ?? 'invalid_arguments',
+    ...(command.inputBytes !== undefined ? { inputBytes: command.inputBytes } : {}),
+  };
+  return emit(rejected);
+}
+
+function decideRegisterTool(state: LedgerState, command: RegisterToolCommand): Decision {
+  if (!toolNamePattern.test(command.tool)) return refuse('invalid_tool', `tool name must match ${toolNamePattern}`);
+  if (command.inputSchema === null || typeof command.inputSchema !== 'object' || Array.isArray(command.inputSchema)) {
+    return refuse('invalid_tool', 'inputSchema must be a JSON Schema object');
+  }
+  const existing = state.tools[command.tool];
+  if (existing === undefined) return emit({ type: 'tool.registered', tool: command.tool, inputSchema: command.inputSchema });
+  // Re-attaching an implementation after a restart appends nothing; a changed schema needs a new name.
+  if (canonicalJson(existing.inputSchema) === canonicalJson(command.inputSchema)) return none;
+  return refuse('tool_conflict', `tool ${command.tool} is already registered with a different inputSchema; register the changed tool under a new name`);
+}
+
+function decideIssue(state: LedgerState, command: IssueCommand): Decision {
+  if (shardGet(state.grants, command.grantId) !== undefined) return refuse('duplicate_grant', 'grant id already issued');
+  if (shardGet(state.tokens, command.tokenDigest) !== undefined) return refuse('duplicate_grant', 'token digest already issued');
+  const problem = grantScopeProblem(state, command.scope);
+  if (problem !== undefined) return refuse('invalid_grant', problem);
+  return emit({ type: 'grant.issued', grantId: command.grantId, tokenDigest: command.tokenDigest, scope: command.scope });
+}
+
+function decideRevoke(state: LedgerState, command: RevokeCommand): Decision {
+  const grant = shardGet(state.grants, command.grantId);
+  if (grant === undefined) return refuse('unknown_grant', 'no grant has that id');
+  if (grant.revoked) return none;
+  return emit({ type: 'grant.revoked', grantId: grant.grantId, abortInFlight: command.abortInFlight });
+}
+
+function decideSettle(state: LedgerState, command: SettleCommand): Decision {
+  const call = shardGet(state.inFlight, command.callId);
+  if (call === undefined) return refuse('unknown_call', 'no call in flight has that id');
+  const base = { callId: call.callId, grantId: call.grantId, tool: call.tool };
+  if (command.outcome === 'completed') return emit({ type: 'call.completed', ...base });
+  const refunded = command.refund ? call.reserved : { calls: 0, inputBytes: 0 };
+  return emit({ type: 'call.failed', ...base, refunded });
+}
+
+/** The pure decider: which events does this command cause in this state? No I/O, no clock. */
+export function decide(state: LedgerState, command: Command): Decision {
+  switch (command.type) {
+    case 'admit':
+      return decideAdmit(state, command);
+    case 'settle':
+      return decideSettle(state, command);
+    case 'issue':
+      return decideIssue(state, command);
+    case 'revoke':
+      return decideRevoke(state, command);
+    case 'registerTool':
+      return decideRegisterTool(state, command);
+  }
+}

@@ -1,0 +1,100 @@
+import type { JsonObject } from './json';
+import type { RejectReason } from './reasons';
+
+/** Budget amounts: calls and canonical-JSON input bytes. */
+export interface Amounts {
+  readonly calls: number;
+  readonly inputBytes: number;
+}
+
+/** What a grant allows. Immutable once issued. */
+export interface GrantScope {
+  readonly tools: readonly string[];
+  /** Narrowing JSON Schema per tool name, applied to the whole arguments object. */
+  readonly args: { readonly [tool: string]: JsonObject };
+  /** Canonical resource scopes: 'x/' covers what is strictly below x/, 'x' only x itself. */
+  readonly resources: readonly string[];
+  readonly notBefore: number;
+  readonly expiresAt: number;
+  readonly budget: Amounts;
+}
+
+export interface ToolRegisteredPayload {
+  readonly type: 'tool.registered';
+  readonly tool: string;
+  readonly inputSchema: JsonObject;
+}
+export interface GrantIssuedPayload {
+  readonly type: 'grant.issued';
+  readonly grantId: string;
+  /** SHA-256 (hex) of the token; the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly scope: GrantScope;
+}
+export interface GrantRevokedPayload {
+  readonly type: 'grant.revoked';
+  readonly grantId: string;
+  readonly abortInFlight: boolean;
+}
+export interface CallAdmittedPayload {
+  readonly type: 'call.admitted';
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  readonly reserved: Amounts;
+}
+export interface CallRejectedPayload {
+  readonly type: 'call.rejected';
+  readonly callId: string;
+  /** Absent when the token matched no grant. */
+  readonly grantId?: string;
+  /** The requested tool name, or '(invalid-name)' when it is not a well-formed tool name. */
+  readonly tool: string;
+  readonly reason: RejectReason;
+  /** Canonical input bytes of the call, when the arguments were plain JSON. */
+  readonly inputBytes?: number;
+}
+export interface CallCompletedPayload {
+  readonly type: 'call.completed';
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+}
+export interface CallFailedPayload {
+  readonly type: 'call.failed';
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  /** Budget given back because the host chose `onToolError: 'refund'`; zeros otherwise. */
+  readonly refunded: Amounts;
+}
+
+export type EventPayload =
+  | ToolRegisteredPayload
+  | GrantIssuedPayload
+  | GrantRevokedPayload
+  | CallAdmittedPayload
+  | CallRejectedPayload
+  | CallCompletedPayload
+  | CallFailedPayload;
+
+export type EventType = EventPayload['type'];
+
+/** Chain fields every stored event carries. */
+export interface EventEnvelope {
+  readonly seq: number;
+  /** Clock reading (ms since epoch) when the command was decided. */
+  readonly at: number;
+  readonly prevHash: string;
+  /** SHA-256 (hex) of the RFC 8785 canonical JSON of the event without `hash`. */
+  readonly hash: string;
+}
+
+/** An immutable, hash-chained event of the log. */
+export type LedgerEvent = EventPayload & EventEnvelope;
+export type EventOf<T extends EventType> = Extract<LedgerEvent, { type: T }>;
+
+/** The decision events streamed on `decisions$`. */
+export type DecisionEvent = EventOf<'call.admitted'> | EventOf<'call.rejected'>;
+
+export const genesisHash = '0'.repeat(64);

@@ -1,0 +1,46 @@
+import type { GrantScope } from './events';
+import { limits } from './limits';
+import { isCanonicalScope } from './resources';
+import type { LedgerState } from './state';
+
+function isBudgetAmount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/**
+ * Says what is wrong with a grant scope, or undefined when it is well formed for this state.
+ * Messages name fields and tools, never tokens.
+ */
+export function grantScopeProblem(state: LedgerState, scope: GrantScope): string | undefined {
+  if (!Array.isArray(scope.tools) || scope.tools.length === 0) return 'tools must be a non-empty array of tool names';
+  if (scope.tools.length > limits.toolsPerGrantMax) return `tools may hold at most ${limits.toolsPerGrantMax} names`;
+  const seen = new Set<string>();
+  for (const tool of scope.tools) {
+    if (typeof tool !== 'string' || !Object.prototype.hasOwnProperty.call(state.tools, tool)) {
+      return `tool ${JSON.stringify(String(tool)).slice(0, 80)} is not registered`;
+    }
+    if (seen.has(tool)) return `tool ${JSON.stringify(tool)} is listed twice`;
+    seen.add(tool);
+  }
+  if (scope.args === null || typeof scope.args !== 'object' || Array.isArray(scope.args)) return 'args must be an object of narrowing schemas keyed by tool name';
+  for (const [tool, schema] of Object.entries(scope.args)) {
+    if (!seen.has(tool)) return `args names tool ${JSON.stringify(tool).slice(0, 80)}, which the grant does not include`;
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return `args[${JSON.stringify(tool)}] must be a JSON Schema object`;
+  }
+  if (!Array.isArray(scope.resources)) return 'resources must be an array of canonical scopes';
+  if (scope.resources.length > limits.scopesPerGrantMax) return `resources may hold at most ${limits.scopesPerGrantMax} scopes`;
+  for (const [i, resource] of scope.resources.entries()) {
+    if (!isCanonicalScope(resource)) return `resources[${i}] is not a canonical scope (scheme:/path, no '.', '..', empty segments, '%', '\\', control or non-NFKC characters)`;
+  }
+  if (!isTime(scope.notBefore)) return 'notBefore must be a finite number of ms since epoch';
+  if (!isTime(scope.expiresAt)) return 'expiresAt is required and must be a finite number of ms since epoch';
+  if (!(scope.expiresAt > scope.notBefore)) return 'expiresAt must be after notBefore';
+  if (scope.budget === null || typeof scope.budget !== 'object') return 'budget must be { calls, inputBytes }';
+  if (!isBudgetAmount(scope.budget.calls)) return 'budget.calls must be a non-negative safe integer';
+  if (!isBudgetAmount(scope.budget.inputBytes)) return 'budget.inputBytes must be a non-negative safe integer';
+  return undefined;
+}

@@ -1,0 +1,21 @@
+/** Every queue, size and count the ledger handles has a maximum. Qualifier last: `…Max`. */
+export const limits = {
+  /** Commands waiting in the serialized stream before new ones are rejected `ledger_unavailable`. */
+  pendingCommandsMax: 100_000,
+  /** Commands decided and appended in one batch (one store transaction). */
+  batchCommandsMax: 4_096,
+  /** Canonical JSON of one call's arguments, in UTF-8 bytes. Larger calls are `invalid_arguments`. */
+  argumentBytesMax: 1_048_576,
+  /** Nesting depth of arguments. Deeper calls are `invalid_arguments`. */
+  argumentDepthMax: 64,
+  /** Resources one call may name. */
+  resourcesPerCallMax: 256,
+  /** UTF-8 bytes of one resource, and of one of its path segments. */
+  resourceBytesMax: 1_024,
+  segmentBytesMax: 255,
+  /** Scopes and tools one grant may hold. */
+  scopesPerGrantMax: 1_024,
+  toolsPerGrantMax: 1_024,
+} as const;
+
+export const toolNamePattern = /^[a-z][a-z0-9_.-]{0,63}$/;

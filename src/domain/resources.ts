@@ -1,0 +1,58 @@
+import { limits } from './limits';
+import type { ResourceCheck } from './reasons';
+
+/**
+ * Virtual resources are `scheme:/seg/seg…` (or the root `scheme:/`). The ledger never normalizes a
+ * resource: anything that is not already in canonical form is rejected, so the form that is checked
+ * against the scopes is the only form the tool can act on.
+ */
+const schemePattern = /^[a-z][a-z0-9+.-]{0,31}:\//;
+// C0/C1 controls, NUL, DEL; and format characters (bidi overrides, zero-width joiners, BOM) that make
+// two different strings look alike.
+const forbiddenChars = /[\u0000-\u001f\u007f-\u009f\p{Cf}\\%]/u;
+const encoder = new TextEncoder();
+
+function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/** True when `resource` is a canonical virtual resource. */
+export function isCanonicalResource(resource: unknown): resource is string {
+  if (typeof resource !== 'string') return false;
+  if (resource.length > limits.resourceBytesMax || utf8Length(resource) > limits.resourceBytesMax) return false;
+  if (!resource.isWellFormed()) return false;
+  if (forbiddenChars.test(resource)) return false;
+  if (resource.normalize('NFC') !== resource || resource.normalize('NFKC') !== resource) return false;
+  const scheme = schemePattern.exec(resource);
+  if (scheme === null) return false;
+  const path = resource.slice(scheme[0].length);
+  if (path === '') return true; // the root
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') return false;
+    if (utf8Length(segment) > limits.segmentBytesMax) return false;
+  }
+  return true;
+}
+
+/** True when `scope` is a canonical scope: a canonical resource, optionally with one trailing '/'. */
+export function isCanonicalScope(scope: unknown): scope is string {
+  if (typeof scope !== 'string') return false;
+  if (isCanonicalResource(scope as unknown)) return true;
+  return scope.endsWith('/') && isCanonicalResource(scope.slice(0, -1));
+}
+
+/** 'x/' covers what is strictly below x/ (and the root 'scheme:/' itself); 'x' covers only x. */
+export function scopeCovers(scope: string, resource: string): boolean {
+  if (scope === resource) return true;
+  return scope.endsWith('/') && resource.length > scope.length && resource.startsWith(scope);
+}
+
+/** Checks every resource a call names: canonical first, then covered by some scope. */
+export function checkResources(resources: readonly unknown[], scopes: readonly string[]): ResourceCheck {
+  if (resources.length > limits.resourcesPerCallMax) return 'invalid_resource';
+  for (const resource of resources) if (!isCanonicalResource(resource)) return 'invalid_resource';
+  for (const resource of resources as readonly string[]) {
+    if (!scopes.some((scope) => scopeCovers(scope, resource))) return 'resource_not_permitted';
+  }
+  return 'ok';
+}

@@ -1,0 +1,47 @@
+import type { Amounts, GrantScope } from './events';
+import type { JsonObject } from './json';
+import { emptyShardedMap, type ShardedMap } from './shardedMap';
+import { genesisHash } from './events';
+
+export interface ToolRecord {
+  readonly name: string;
+  readonly inputSchema: JsonObject;
+}
+
+export interface GrantRecord {
+  readonly grantId: string;
+  readonly tokenDigest: string;
+  readonly scope: GrantScope;
+  readonly revoked: boolean;
+  /** Used budget; in-flight reservations count as used. */
+  readonly used: Amounts;
+  readonly issuedAt: number;
+}
+
+export interface InFlightCall {
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  readonly reserved: Amounts;
+  readonly admittedAt: number;
+  readonly seq: number;
+}
+
+/** The ledger's projection of its log. Frozen by immer; equal to `replay(events)`. */
+export interface LedgerState {
+  /** Position of the last folded event: where the next event chains on. */
+  readonly head: { readonly seq: number; readonly hash: string };
+  readonly tools: { readonly [name: string]: ToolRecord };
+  readonly grants: ShardedMap<GrantRecord>;
+  /** tokenDigest → grantId. */
+  readonly tokens: ShardedMap<string>;
+  readonly inFlight: ShardedMap<InFlightCall>;
+}
+
+export const initialState: LedgerState = Object.freeze({
+  head: Object.freeze({ seq: 0, hash: genesisHash }),
+  tools: Object.freeze({}),
+  grants: Object.freeze(emptyShardedMap<GrantRecord>()),
+  tokens: Object.freeze(emptyShardedMap<string>()),
+  inFlight: Object.freeze(emptyShardedMap<InFlightCall>()),
+}) as LedgerState;

@@ -1,0 +1,23 @@
+// The public surface of agent-tool-capabilities.
+export { createLedger } from './stream/ledger';
+export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, Usage, Budget } from './stream/types';
+export { replay } from './verification/replay';
+export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, type VerifyOptions } from './verification/verify';
+export { decide, checkAuthority, type Decision, type HostCommandErrorCode } from './domain/decide';
+export { evolve } from './domain/evolve';
+export { initialState, type LedgerState, type GrantRecord, type ToolRecord, type InFlightCall } from './domain/state';
+export type { Command, AdmitCommand, IssueCommand, RevokeCommand, SettleCommand, RegisterToolCommand } from './domain/commands';
+export { rejectReasons, rejectMessage, isRejectReason, type RejectReason, type ArgumentCheck, type ResourceCheck } from './domain/reasons';
+export type { LedgerEvent, EventPayload, EventType, EventOf, DecisionEvent, GrantScope, Amounts } from './domain/events';
+export { genesisHash } from './domain/events';
+export type { JsonValue, JsonObject } from './domain/json';
+export { eventHash, sealEvent, sha256Hex } from './domain/chain';
+export { canonicalJson } from './domain/canonicalJson';
+export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } from './domain/resources';
+export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
+export { limits } from './domain/limits';
+export { memoryStore } from './stores/memoryStore';
+export { isSharedEventStore, type EventStore, type SharedEventStore } from './stores/eventStore';
+export { LedgerError, type LedgerErrorCode } from './errors';
+export { InvalidCommandError } from './stream/invalidCommandError';
+export { inputBytesOf } from './tools/arguments';

@@ -1,0 +1,87 @@
+import type { Observable } from 'rxjs';
+import type { DecisionEvent, LedgerEvent } from '../domain/events';
+import type { JsonObject } from '../domain/json';
+import type { RejectReason } from '../domain/reasons';
+import type { InFlightCall, LedgerState } from '../domain/state';
+import type { EventStore } from '../stores/eventStore';
+
+export interface ToolContext {
+  /** Aborted when the grant is revoked with `abortInFlight: true` (or the ledger is closed). */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  readonly grantId: string;
+}
+
+export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = unknown> {
+  /** /^[a-z][a-z0-9_.-]{0,63}$/ */
+  readonly name: string;
+  /** JSON Schema for an object, as MCP declares tool inputs. Undeclared properties are refused. */
+  readonly inputSchema: JsonObject;
+  /** Virtual resources the call touches, e.g. `notes:/drafts/a`. Checked in canonical form. */
+  readonly resources?: (args: Args) => readonly string[];
+  readonly run: (args: Args, ctx: ToolContext) => Result | Promise<Result>;
+}
+
+export interface Budget {
+  readonly calls: number;
+  readonly inputBytes: number;
+}
+
+export interface IssueOptions {
+  readonly tools: readonly string[];
+  /** Narrowing JSON Schema per tool, applied to the whole arguments object. */
+  readonly args?: { readonly [tool: string]: JsonObject };
+  /** Canonical scopes: 'x/' covers what is strictly below x/, 'x' only x itself. Default: none. */
+  readonly resources?: readonly string[];
+  /** Default: the clock reading at issue. */
+  readonly notBefore?: number;
+  readonly expiresAt: number;
+  readonly budget: Budget;
+}
+
+export interface IssuedGrant {
+  readonly grantId: string;
+  /** The bearer token. Shown only here; the ledger keeps only its SHA-256 digest. */
+  readonly token: string;
+}
+
+export interface RevokeOptions {
+  /** Abort the `ctx.signal` of calls of this grant that are running. Default false: they finish. */
+  readonly abortInFlight?: boolean;
+}
+
+export type InvokeOutcome<Result = unknown> =
+  | { readonly status: 'completed'; readonly callId: string; readonly value: Result }
+  | { readonly status: 'failed'; readonly callId: string; readonly error: unknown }
+  | { readonly status: 'rejected'; readonly callId: string; readonly reason: RejectReason; readonly message: string };
+
+export interface Usage {
+  readonly calls: { readonly limit: number; readonly used: number };
+  readonly inputBytes: { readonly limit: number; readonly used: number };
+}
+
+export interface LedgerOptions {
+  /** ms since epoch; default Date.now. Every time check and every event's `at` uses it. */
+  readonly clock?: () => number;
+  /** Default: in memory. */
+  readonly store?: EventStore;
+  /** Budget of a call whose tool throws: kept ('consume', default) or given back ('refund'). */
+  readonly onToolError?: 'consume' | 'refund';
+  /** Commands that may wait in the stream; beyond it calls are rejected `ledger_unavailable`. */
+  readonly pendingCommandsMax?: number;
+}
+
+export interface Ledger {
+  registerTool<Args extends JsonObject = JsonObject, Result = unknown>(tool: ToolDefinition<Args, Result>): Promise<void>;
+  issue(options: IssueOptions): Promise<IssuedGrant>;
+  revoke(grantId: string, options?: RevokeOptions): Promise<void>;
+  invoke<Result = unknown>(token: string, tool: string, args: unknown): Promise<InvokeOutcome<Result>>;
+  readonly events$: Observable<LedgerEvent>;
+  readonly decisions$: Observable<DecisionEvent>;
+  usage(grantId: string): Usage;
+  events(): readonly LedgerEvent[];
+  state(): LedgerState;
+  /** Calls admitted but not yet completed or failed (after a restart: calls a crash left open). */
+  inFlight(): readonly InFlightCall[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,93 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { canonicalJson } from '../domain/canonicalJson';
+import type { JsonObject, JsonValue } from '../domain/json';
+
+type MutableSchema = { [key: string]: JsonValue | MutableSchema };
+
+const combinators = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'not'] as const;
+
+function isObject(value: unknown): value is MutableSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Closes object schemas that forgot `additionalProperties: false`, so an agent cannot smuggle
+ * properties the tool never declared. Only plain `properties` schemas are closed, recursively through
+ * `properties` and `items`; a schema that composes objects (allOf/anyOf/…) or sets
+ * `additionalProperties`/`unevaluatedProperties`/`patternProperties` itself keeps its own rule.
+ */
+export function closeObjectSchemas(schema: JsonValue): JsonValue {
+  if (!isObject(schema)) return schema;
+  const out: MutableSchema = { ...schema };
+  const composes = combinators.some((k) => k in schema);
+  const declaresProperties = isObject(schema.properties) || schema.type === 'object';
+  if (declaresProperties && !composes && !('additionalProperties' in schema) && !('unevaluatedProperties' in schema) && !('patternProperties' in schema)) {
+    out.additionalProperties = false;
+  }
+  if (isObject(schema.properties)) {
+    const props: MutableSchema = {};
+    for (const [name, sub] of Object.entries(schema.properties)) props[name] = closeObjectSchemas(sub as JsonValue);
+    out.properties = props;
+  }
+  if (isObject(schema.items)) out.items = closeObjectSchemas(schema.items as JsonValue);
+  else if (Array.isArray(schema.items)) out.items = schema.items.map((s) => closeObjectSchemas(s));
+  return out;
+}
+
+/** Names that the tool schema declares at the top level, for the undeclared-property rule. */
+function declaredTopLevel(schema: JsonObject): ((key: string) => boolean) | undefined {
+  if ('additionalProperties' in schema && schema.additionalProperties !== false) return undefined; // the host opted in
+  const names = new Set<string>();
+  const patterns: RegExp[] = [];
+  const collect = (s: JsonValue): void => {
+    if (!isObject(s)) return;
+    if (isObject(s.properties)) for (const name of Object.keys(s.properties)) names.add(name);
+    if (isObject(s.patternProperties)) for (const p of Object.keys(s.patternProperties)) patterns.push(new RegExp(p, 'u'));
+  };
+  collect(schema);
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) branches.forEach(collect);
+  }
+  return (key) => names.has(key) || patterns.some((p) => p.test(key));
+}
+
+export type ArgumentValidator = (args: JsonObject) => boolean;
+
+/** Compiles JSON Schemas once (cached by canonical form) with ajv; one compiler per ledger. */
+export class SchemaCompiler {
+  private readonly ajv: Ajv;
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor() {
+    this.ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
+    addFormats(this.ajv);
+  }
+
+  private compileCached(schema: JsonValue): ValidateFunction {
+    const key = canonicalJson(schema);
+    let fn = this.cache.get(key);
+    if (fn === undefined) {
+      fn = this.ajv.compile(schema as object); // throws on a schema that does not compile
+      this.cache.set(key, fn);
+    }
+    return fn;
+  }
+
+  /** A tool's inputSchema: an object schema whose undeclared properties are refused. */
+  compileToolSchema(inputSchema: JsonObject): ArgumentValidator {
+    const validate = this.compileCached(closeObjectSchemas(inputSchema));
+    const declared = declaredTopLevel(inputSchema);
+    return (args) => {
+      if (declared !== undefined) for (const key of Object.keys(args)) if (!declared(key)) return false;
+      return validate(args) === true;
+    };
+  }
+
+  /** A grant's narrowing schema, applied as written. */
+  compileNarrowing(schema: JsonObject): ArgumentValidator {
+    const validate = this.compileCached(schema);
+    return (args) => validate(args) === true;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Command } from '../domain/commands';
+import type { LedgerEvent } from '../domain/events';
+
+/**
+ * The command that must have produced a logged event, as far as the log can tell. Argument and
+ * resource checks ran host code on values the log never holds, so a logged argument/resource
+ * rejection is taken as that check's outcome and an admission as all checks passing; everything
+ * else (grant, revocation, validity window, tool scope, precedence, budget arithmetic) is re-decided.
+ */
+export function commandFromEvent(event: LedgerEvent): Command {
+  const at = event.at;
+  switch (event.type) {
+    case 'tool.registered':
+      return { type: 'registerTool', at, tool: event.tool, inputSchema: event.inputSchema };
+    case 'grant.issued':
+      return { type: 'issue', at, grantId: event.grantId, tokenDigest: event.tokenDigest, scope: event.scope };
+    case 'grant.revoked':
+      return { type: 'revoke', at, grantId: event.grantId, abortInFlight: event.abortInFlight };
+    case 'call.admitted':
+      return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok' };
+    case 'call.rejected': {
+      const r = event.reason;
+      return {
+        type: 'admit',
+        at,
+        callId: event.callId,
+        grantId: event.grantId,
+        tool: event.tool,
+        inputBytes: event.inputBytes,
+        argumentCheck: r === 'invalid_arguments' || r === 'argument_not_permitted' ? r : 'ok',
+        resourceCheck: r === 'invalid_resource' || r === 'resource_not_permitted' ? r : 'ok',
+      };
+    }
+    case 'call.completed':
+      return { type: 'settle', at, callId: event.callId, outcome: 'completed', refund: false };
+    case 'call.failed':
+      return { type: 'settle', at, callId: event.callId, outcome: 'failed', refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0 };
+  }
+}

@@ -1,0 +1,54 @@
+import Ajv from 'ajv';
+import { rejectReasons } from '../domain/reasons';
+
+// A log handed to `verify` is untrusted input: check each event's shape before folding it.
+const hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+const count = { type: 'integer', minimum: 0 };
+const amounts = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count } };
+const envelope = { seq: { type: 'integer', minimum: 1 }, at: { type: 'number' }, prevHash: hex64, hash: hex64 };
+const str = { type: 'string' };
+const shape = (type: string, props: Record<string, unknown>, required: string[]) => ({
+  if: { properties: { type: { const: type } } },
+  then: { required: ['seq', 'at', 'prevHash', 'hash', 'type', ...required], additionalProperties: false, properties: { ...envelope, type: { const: type }, ...props } },
+});
+
+const schema = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.completed', 'call.failed'] } },
+  allOf: [
+    shape('tool.registered', { tool: str, inputSchema: { type: 'object' } }, ['tool', 'inputSchema']),
+    shape('grant.issued', {
+      grantId: str,
+      tokenDigest: hex64,
+      scope: {
+        type: 'object',
+        required: ['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget'],
+        additionalProperties: false,
+        properties: {
+          tools: { type: 'array', items: str },
+          args: { type: 'object', additionalProperties: { type: 'object' } },
+          resources: { type: 'array', items: str },
+          notBefore: { type: 'number' },
+          expiresAt: { type: 'number' },
+          budget: amounts,
+        },
+      },
+    }, ['grantId', 'tokenDigest', 'scope']),
+    shape('grant.revoked', { grantId: str, abortInFlight: { type: 'boolean' } }, ['grantId', 'abortInFlight']),
+    shape('call.admitted', { callId: str, grantId: str, tool: str, reserved: amounts }, ['callId', 'grantId', 'tool', 'reserved']),
+    shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count }, ['callId', 'tool', 'reason']),
+    shape('call.completed', { callId: str, grantId: str, tool: str }, ['callId', 'grantId', 'tool']),
+    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts }, ['callId', 'grantId', 'tool', 'refunded']),
+  ],
+};
+
+const ajv = new Ajv({ strict: false, allErrors: false });
+const validate = ajv.compile(schema);
+
+/** Says what is wrong with an event's shape, or undefined when it is well formed. */
+export function eventShapeProblem(event: unknown): string | undefined {
+  if (validate(event)) return undefined;
+  const first = validate.errors?.[0];
+  return first ? `${first.instancePath || '(event)'} ${first.message ?? 'is malformed'}` : 'malformed event';
+}
