@@ -8,61 +8,73 @@ export type ArgumentSnapshot =
 
 const notJson: ArgumentSnapshot = Object.freeze({ ok: false });
 
-function isPlainJson(value: unknown, depth: number, seen: Set<object>): boolean {
+const invalid = Symbol('invalid');
+type Cloned = unknown | typeof invalid;
+
+// Copies a value reading every property exactly once, or returns `invalid` for anything that is not
+// plain JSON. Checks then run on the copy, never on the caller's object.
+function clonePlainJson(value: unknown, depth: number, seen: Set<object>): Cloned {
   switch (typeof value) {
     case 'string':
-      return value.isWellFormed();
+      return value.length <= limits.argumentBytesMax && value.isWellFormed() ? value : invalid;
     case 'boolean':
-      return true;
+      return value;
     case 'number':
-      return Number.isFinite(value);
+      return Number.isFinite(value) ? value : invalid;
     case 'object': {
-      if (value === null) return true;
-      if (depth >= limits.argumentDepthMax || seen.has(value)) return false;
+      if (value === null) return null;
+      if (depth >= limits.argumentDepthMax || seen.has(value)) return invalid;
       seen.add(value);
-      let ok: boolean;
+      let out: unknown = invalid;
       if (Array.isArray(value)) {
-        ok = value.every((item) => item !== undefined && isPlainJson(item, depth + 1, seen));
+        const items: unknown[] = [];
+        for (const item of value) {
+          const c = item === undefined ? invalid : clonePlainJson(item, depth + 1, seen);
+          if (c === invalid) { items.length = 0; seen.delete(value); return invalid; }
+          items.push(c);
+        }
+        out = Object.freeze(items);
       } else {
         const proto: unknown = Object.getPrototypeOf(value);
-        ok = (proto === Object.prototype || proto === null) &&
-          Object.getOwnPropertySymbols(value).length === 0 &&
-          Object.values(value).every((item) => item === undefined || isPlainJson(item, depth + 1, seen));
+        if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) {
+          seen.delete(value);
+          return invalid;
+        }
+        const copy: Record<string, unknown> = {};
+        for (const [key, item] of Object.entries(value)) {
+          if (item === undefined) continue; // JSON drops undefined members
+          const c = clonePlainJson(item, depth + 1, seen);
+          if (c === invalid) { seen.delete(value); return invalid; }
+          copy[key] = c;
+        }
+        out = Object.freeze(copy);
       }
       seen.delete(value);
-      return ok;
+      return out;
     }
     default:
-      return false; // undefined at top level, functions, symbols, bigint
+      return invalid; // undefined at top level, functions, symbols, bigint
   }
 }
 
 /**
  * Takes an immutable snapshot of a call's arguments: checks they are a plain JSON object, computes
- * the RFC 8785 canonical form and its UTF-8 length, and re-parses it. Validation, `resources(args)`
+ * the RFC 8785 canonical form and its UTF-8 length, from a frozen copy read once. Validation, `resources(args)`
  * and the tool all see the snapshot, so getters or later mutation of the caller's object cannot make
  * the tool act on something other than what was checked.
  */
 export function snapshotArguments(args: unknown): ArgumentSnapshot {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return notJson;
   try {
-    if (!isPlainJson(args, 0, new Set())) return notJson;
-    const canonical = canonicalJson(args);
+    const value = clonePlainJson(args, 0, new Set());
+    if (value === invalid) return notJson;
+    const canonical = canonicalJson(value);
     const bytes = Buffer.byteLength(canonical, 'utf8');
     if (bytes > limits.argumentBytesMax) return notJson;
-    const value = deepFreeze(JSON.parse(canonical) as JsonObject);
-    return { ok: true, value, canonical, bytes };
+    return { ok: true, value: value as JsonObject, canonical, bytes };
   } catch {
     return notJson; // a getter threw, or the value changed shape while being read
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const child of Object.values(value as object)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** Canonical input bytes of an arguments object (UTF-8 length of its RFC 8785 form). */
