@@ -273,6 +273,12 @@ class LedgerImpl implements Ledger {
     for (const request of batch) {
       const at = this.clock();
       const command = request.kind === 'host' ? request.command(at) : this.admitCommand(state, request, at);
+      if (command === undefined) {
+        // The log knows the tool but this ledger object has no implementation to check or run:
+        // a host misconfiguration, not an agent decision, so fail closed without logging a verdict.
+        results.push({ kind: 'unavailable', cause: 'tool not attached to this ledger' });
+        continue;
+      }
       const decision = decide(state, command);
       if (!decision.ok) {
         results.push({ kind: 'refused', decision });
@@ -291,14 +297,15 @@ class LedgerImpl implements Ledger {
   }
 
   /** Turns an agent's call into a pure admit command, running host checks only when they can matter. */
-  private admitCommand(state: LedgerState, request: InvokeRequest, at: number): Command {
+  private admitCommand(state: LedgerState, request: InvokeRequest, at: number): Command | undefined {
     const grantId = request.tokenDigest === undefined ? undefined : shardGet(state.tokens, request.tokenDigest);
     let argumentCheck: ArgumentCheck = 'ok';
     let resourceCheck: ResourceCheck = 'ok';
     const authority = checkAuthority(state, grantId, request.tool, at);
     if (authority.ok) {
       const attached = this.registry.get(request.tool);
-      if (attached === undefined || !request.args.ok) {
+      if (attached === undefined) return undefined;
+      if (!request.args.ok) {
         argumentCheck = 'invalid_arguments';
       } else if (!attached.validate(request.args.value)) {
         argumentCheck = 'invalid_arguments';
