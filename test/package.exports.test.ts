@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// Loads the built package by its npm name, as a user would, from a scratch project that links it.
+const root = path.resolve(__dirname, '..');
+let project: string;
+
+beforeAll(() => {
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'atc-consumer-'));
+  fs.mkdirSync(path.join(project, 'node_modules'));
+  fs.symlinkSync(root, path.join(project, 'node_modules', 'agent-tool-capabilities'), 'dir');
+});
+
+afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+
+function node(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, args, { cwd: project, encoding: 'utf8' });
+}
+
+const surface = ['createLedger', 'replay', 'verify', 'memoryStore', 'LedgerError'];
+
+it('loads with require()', () => {
+  const r = node(['-e', `const m = require('agent-tool-capabilities'); console.log(${JSON.stringify(surface)}.map((k) => typeof m[k]).join(','))`]);
+  expect(r.stderr).toBe('');
+  expect(r.stdout.trim()).toBe('function,function,function,function,function');
+});
+
+it('loads with import()', () => {
+  const r = node(['--input-type=module', '-e', `const m = await import('agent-tool-capabilities'); console.log(${JSON.stringify(surface)}.map((k) => typeof m[k]).join(','))`]);
+  expect(r.stderr).toBe('');
+  expect(r.stdout.trim()).toBe('function,function,function,function,function');
+});
+
+it('ships typings for the entry point', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports: { '.': { types: string } }; bin: { atc: string } };
+  expect(fs.existsSync(path.join(root, pkg.exports['.'].types))).toBe(true);
+  expect(fs.readFileSync(path.join(root, pkg.bin.atc), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+});
+
+it('runs the atc binary and lists its commands', () => {
+  const r = node([path.join(root, 'dist/src/cli/main.js'), '--help']);
+  expect(r.status).toBe(0);
+  expect(r.stderr).toContain('usage: atc');
+});
