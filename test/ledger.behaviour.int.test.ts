@@ -246,10 +246,10 @@ describe('host input', () => {
   });
 
   it.each([
-    ['a bad name', { name: 'Bad Name', inputSchema: { type: 'object' }, run: () => 1 }, /must match/],
-    ['a schema that does not compile', { name: 'x.y', inputSchema: { type: 'object', properties: { a: { type: 'bogus' } } }, run: () => 1 }, /does not compile/],
-    ['a non-object schema', { name: 'x.y', inputSchema: { type: 'string' }, run: () => 1 }, /object/],
-    ['a name this ledger already registered', { name: 'notes.write', inputSchema: noteSchema, run: () => 1 }, /already registered/],
+    ['a bad name', { name: 'Bad Name', inputSchema: { type: 'object' }, run: (): number => 1 }, /must match/],
+    ['a schema that does not compile', { name: 'x.y', inputSchema: { type: 'object', properties: { a: { type: 'bogus' } } }, run: (): number => 1 }, /does not compile/],
+    ['a non-object schema', { name: 'x.y', inputSchema: { type: 'string' }, run: (): number => 1 }, /object/],
+    ['a name this ledger already registered', { name: 'notes.write', inputSchema: noteSchema, run: (): number => 1 }, /already registered/],
   ])('rejects registerTool with %s', async (_label, tool, message) => {
     const { ledger } = await notesLedger();
     await expect(ledger.registerTool(tool as never)).rejects.toThrow(message);
