@@ -36,6 +36,40 @@ export function shardGet<V>(map: ShardedMap<V>, key: string): V | undefined {
   return leaf !== undefined && Object.prototype.hasOwnProperty.call(leaf, key) ? leaf[key] : undefined;
 }
 
+type Node<T> = { readonly [key: string]: T };
+
+// Copy-on-write helpers: a new frozen node that differs from `node` in one key.
+function withKey<T>(node: Node<T> | undefined, key: string, value: T): Node<T> {
+  return Object.freeze({ ...node, [key]: value });
+}
+function withoutKey<T>(node: Node<T>, key: string): Node<T> {
+  const copy: { [key: string]: T } = { ...node };
+  delete copy[key];
+  return Object.freeze(copy);
+}
+
+/**
+ * A new frozen map with `key` set to `value` (which must already be frozen): copies one top node,
+ * one middle node and one leaf and shares every other node with `map`. This is what immer's
+ * `produce` did here, without the proxy drafts (a few µs per event less).
+ */
+export function shardWith<V>(map: ShardedMap<V>, key: string, value: V): ShardedMap<V> {
+  const [a, b] = path(key);
+  const mid = map[a];
+  return withKey(map, a, withKey(mid, b, withKey(mid?.[b], key, value)));
+}
+
+/** A new frozen map without `key`, pruning emptied nodes (so equal contents stay deep-equal); `map` itself when the key is absent. */
+export function shardWithout<V>(map: ShardedMap<V>, key: string): ShardedMap<V> {
+  const [a, b] = path(key);
+  const mid = map[a];
+  const leaf = mid?.[b];
+  if (mid === undefined || leaf === undefined || !Object.prototype.hasOwnProperty.call(leaf, key)) return map;
+  const nextLeaf = withoutKey(leaf, key);
+  const nextMid = Object.keys(nextLeaf).length > 0 ? withKey(mid, b, nextLeaf) : withoutKey(mid, b);
+  return Object.keys(nextMid).length > 0 ? withKey(map, a, nextMid) : withoutKey(map, a);
+}
+
 /** Sets a key on an immer draft of the map. */
 export function shardSet<V>(draft: ShardedMap<V>, key: string, value: V): void {
   const d = draft as Draft<V>;
