@@ -1,0 +1,16 @@
+import type { Summary } from './types';
+
+/** The published results the experiment must reproduce; `atc verify` holds every evidence file to them. */
+export const claims: Summary = {
+  sequential: { allowed: { total: 3, admitted: 3 }, adversarial: { total: 22, rejected: 22 }, rejectedThatModifiedStore: 0 },
+  concurrencyCalls: { attempts: 64, admitted: 7, rejected: 57 },
+  concurrencyBytes: { attempts: 64, admitted: 7, rejected: 57 },
+  revocation: { admittedCallCompleted: true, laterCallRejected: true },
+  revocationAbort: { abortObserved: true, admittedCallFailed: true, laterCallRejected: true },
+};
+
+/** The order the revocation runs must show in their logs. */
+export const revocationOrder = {
+  complete: ['call.admitted', 'grant.revoked', 'call.completed', 'call.rejected'],
+  abort: ['call.admitted', 'grant.revoked', 'call.failed', 'call.rejected'],
+} as const;

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { verifyEvidence, type EvidenceReport } from '../../../experiments/evidence/verifyEvidence';
+import { formatSummary } from '../../../experiments/evidence/summaryTable';
+import { claims } from '../../../experiments/evidence/claims';
+import type { CliCommand } from '../command';
+
+/** Where a command writes; tests pass their own to read what a run printed. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db>';
+const problemsShownMax = 50;
+
+/** Prints what was checked, the table recomputed from the logs, and every problem with its seq. */
+export function printEvidenceReport(path: string, report: EvidenceReport, io: CliIo): void {
+  io.out(`atc verify ${path}`);
+  for (const line of report.checks) io.out(`  checked  ${line}`);
+  if (report.recomputed !== undefined) io.out(`\n${formatSummary(report.recomputed, claims, 'Recomputed from the logs')}\n`);
+  if (report.ok) {
+    io.out('verified');
+    return;
+  }
+  io.err(`problems (${report.problems.length}):`);
+  for (const p of report.problems.slice(0, problemsShownMax)) io.err(`  ${p.where}${p.seq === undefined ? '' : ` seq ${p.seq}`}: ${p.message}`);
+  if (report.problems.length > problemsShownMax) io.err(`  … and ${report.problems.length - problemsShownMax} more`);
+  io.err(`NOT VERIFIED: ${report.problems.length} problem(s)`);
+}
+
+/** Verifies an evidence file written by `atc reproduce`: exit 0 verified, 1 a problem (tampering), 2 unreadable. */
+export function verifyEvidenceFile(path: string, io: CliIo): number {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    io.err(`atc verify: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    return 2;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text) as unknown;
+  } catch {
+    io.err(`atc verify: ${path} is not JSON`);
+    io.err('NOT VERIFIED: 1 problem(s)');
+    return 1;
+  }
+  const report = verifyEvidence(doc);
+  printEvidenceReport(path, report, io);
+  return report.ok ? 0 : 1;
+}
+
+// ---- SQLite logs ------------------------------------------------------------------------------
+// A `.sqlite`/`.db` path is a durable event log, not an evidence file. Its verification belongs to
+// the SQLite store: wire `verifySqliteFile(path, io)` from '../../stores/sqliteVerify' here.
+function verifySqlitePath(path: string, io: CliIo): number | Promise<number> {
+  io.err(`atc verify: sqlite verification not available (${path})`);
+  return 2;
+}
+// ---- end SQLite logs --------------------------------------------------------------------------
+
+export function isSqlitePath(path: string): boolean {
+  return /\.(sqlite|db)$/i.test(path);
+}
+
+/** `atc verify <file>` with the given arguments; resolves to the exit code. */
+export async function runVerify(args: readonly string[], io: CliIo = processIo): Promise<number> {
+  if (args.length !== 1 || args[0] === '--help' || args[0] === '-h') {
+    io.err(usage);
+    return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
+  }
+  const path = args[0] as string;
+  if (isSqlitePath(path)) return verifySqlitePath(path, io);
+  return verifyEvidenceFile(path, io);
+}
+
+export const verifyCommand: CliCommand = {
+  summary: 'check an evidence file (logs, re-derived decisions, summary, claims); exit 1 on any problem',
+  run: (args) => runVerify(args),
+};
