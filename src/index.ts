@@ -17,7 +17,8 @@ export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } fr
 export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
 export { limits } from './domain/limits';
 export { memoryStore } from './stores/memoryStore';
-export { isSharedEventStore, type EventStore, type SharedEventStore } from './stores/eventStore';
+export { isSharedEventStore, isSnapshotEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore } from './stores/eventStore';
+export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './stores/sqliteStore';
 export { LedgerError, type LedgerErrorCode } from './errors';
 export { InvalidCommandError } from './stream/invalidCommandError';
 export { inputBytesOf } from './tools/arguments';

@@ -1,4 +1,5 @@
 import type { LedgerEvent } from '../domain/events';
+import type { LedgerState } from '../domain/state';
 
 /**
  * Where the log lives. `load` gives the log to rebuild from; `append` persists one batch of events
@@ -29,4 +30,23 @@ export interface SharedEventStore extends EventStore {
 export function isSharedEventStore(store: EventStore): store is SharedEventStore {
   const s = store as Partial<SharedEventStore>;
   return typeof s.exclusive === 'function' && typeof s.readAfter === 'function';
+}
+
+/**
+ * A store that keeps snapshots of the folded state, so opening a long log need not replay all of it.
+ * The ledger opens from `latestSnapshot()` plus `loadAfter(its seq)`, checking sequence and chain of
+ * that tail, and offers its state after open and after each committed batch.
+ */
+export interface SnapshotEventStore extends EventStore {
+  /** The newest snapshot the store trusts (docs/storage.md says which), or undefined to replay all. */
+  latestSnapshot(): LedgerState | undefined;
+  /** The events after `afterSeq`, in order, streamed. */
+  loadAfter(afterSeq: number): Iterable<LedgerEvent>;
+  /** The state at the log's head; the store may persist it. Must never throw. */
+  offerSnapshot(state: LedgerState): void;
+}
+
+export function isSnapshotEventStore(store: EventStore): store is SnapshotEventStore {
+  const s = store as Partial<SnapshotEventStore>;
+  return typeof s.latestSnapshot === 'function' && typeof s.loadAfter === 'function' && typeof s.offerSnapshot === 'function';
 }

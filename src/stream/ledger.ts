@@ -12,7 +12,7 @@ import { checkResources } from '../domain/resources';
 import { shardGet, shardValues } from '../domain/shardedMap';
 import { initialState, type InFlightCall, type LedgerState } from '../domain/state';
 import { LedgerError } from '../errors';
-import { isSharedEventStore, type EventStore } from '../stores/eventStore';
+import { isSharedEventStore, isSnapshotEventStore, type EventStore } from '../stores/eventStore';
 import { memoryStore } from '../stores/memoryStore';
 import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
@@ -245,9 +245,7 @@ class LedgerImpl implements Ledger {
     try {
       const decideAll = (caughtUp: readonly LedgerEvent[]): void => {
         foreign = caughtUp;
-        let state = this.current;
-        for (const event of caughtUp) state = evolve(state, event);
-        outcome = this.decideBatch(state, batch);
+        outcome = this.decideBatch(foldForeign(this.current, caughtUp), batch);
         if (outcome.sealed.length > 0) this.store.append(outcome.sealed);
       };
       if (isSharedEventStore(this.store)) this.store.exclusive(this.current.head.seq, decideAll);
@@ -264,6 +262,7 @@ class LedgerImpl implements Ledger {
     this.publish(foreign);
     this.publish(outcome.sealed);
     for (let i = 0; i < batch.length; i++) (batch[i] as Request).done(outcome.results[i] as BatchResult);
+    if (outcome.sealed.length > 0 && isSnapshotEventStore(this.store)) this.store.offerSnapshot(this.current);
   }
 
   private decideBatch(start: LedgerState, batch: readonly Request[]): { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } {
@@ -359,16 +358,21 @@ class LedgerImpl implements Ledger {
     if (!isSharedEventStore(this.store) || this.closing) return;
     const foreign = this.store.readAfter(this.current.head.seq);
     if (foreign.length === 0) return;
-    let state = this.current;
-    for (const event of foreign) {
-      if (event.seq !== state.head.seq + 1 || event.prevHash !== state.head.hash || eventHash(event) !== event.hash) {
-        throw new LedgerError('invalid_log', `the shared log does not chain at seq ${event.seq}`);
-      }
-      state = evolve(state, event);
-    }
-    this.current = state;
+    this.current = foldForeign(this.current, foreign);
     this.publish(foreign);
   }
+}
+
+/** Folds events other writers appended to a shared log, refusing any that do not chain on `state`. */
+function foldForeign(start: LedgerState, foreign: readonly LedgerEvent[]): LedgerState {
+  let state = start;
+  for (const event of foreign) {
+    if (event.seq !== state.head.seq + 1 || event.prevHash !== state.head.hash || eventHash(event) !== event.hash) {
+      throw new LedgerError('invalid_log', `the shared log does not chain at seq ${event.seq}`);
+    }
+    state = evolve(state, event);
+  }
+  return state;
 }
 
 function rejected(callId: string, reason: RejectReason): InvokeOutcome<never> {

@@ -2,15 +2,23 @@ import { eventHash } from '../domain/chain';
 import { evolve } from '../domain/evolve';
 import { initialState, type LedgerState } from '../domain/state';
 import { LedgerError } from '../errors';
-import type { EventStore } from '../stores/eventStore';
+import { isSnapshotEventStore, type EventStore } from '../stores/eventStore';
 
-/** Rebuilds the state from a store's log, refusing one whose sequence or hash chain does not verify. */
+/**
+ * Rebuilds the state from a store's log, refusing one whose sequence or hash chain does not verify.
+ * A snapshotting store supplies a trusted state at some seq; then only the events after it are read
+ * and checked.
+ */
 export function openLog(store: EventStore): LedgerState {
-  let state = initialState;
-  for (const event of store.load()) {
-    if (event.seq !== state.head.seq + 1) throw new LedgerError('invalid_log', `stored log is out of sequence at seq ${event.seq} (expected ${state.head.seq + 1})`);
+  const snapshots = isSnapshotEventStore(store) ? store : undefined;
+  const snapshot = snapshots?.latestSnapshot();
+  let state = snapshot ?? initialState;
+  const events = snapshot !== undefined && snapshots !== undefined ? snapshots.loadAfter(snapshot.head.seq) : store.load();
+  for (const event of events) {
+    if (event.seq !== state.head.seq + 1) throw new LedgerError('invalid_log', `stored log is out of sequence: expected seq ${state.head.seq + 1}, found seq ${event.seq}`);
     if (event.prevHash !== state.head.hash || eventHash(event) !== event.hash) throw new LedgerError('invalid_log', `stored log's hash chain breaks at seq ${event.seq}`);
     state = evolve(state, event);
   }
+  snapshots?.offerSnapshot(state);
   return state;
 }

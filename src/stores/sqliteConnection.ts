@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { LedgerError } from '../errors';
+import { defaultMigrationsDir, migrate, readMigrations } from './sqliteMigrations';
+
+export type SqliteSynchronous = 'FULL' | 'EXTRA';
+
+export interface SqliteConnectionOptions {
+  readonly path: string;
+  /** Open read-only: reads work, every append throws (so admissions fail closed). */
+  readonly readonly?: boolean;
+  /** Fail instead of creating a missing file (the CLI). */
+  readonly fileMustExist?: boolean;
+  /** How long one statement waits for another writer's lock before SQLITE_BUSY. */
+  readonly busyTimeoutMs: number;
+  readonly synchronous: SqliteSynchronous;
+  readonly migrationsDir?: string;
+}
+
+const synchronousLevel: { readonly [K in SqliteSynchronous]: number } = { FULL: 2, EXTRA: 3 };
+
+export function isMemoryPath(path: string): boolean {
+  return path === ':memory:' || path === '' || path.startsWith('file::memory:');
+}
+
+/**
+ * Opens a connection the way every part of the SQLite store needs it: WAL (so readers never block the
+ * writer), `synchronous` set and read back (better-sqlite3 builds SQLite so that WAL mode may default
+ * to NORMAL, which can lose the last commits on power loss), a bounded busy timeout, and the schema
+ * migrated (or, read-only, checked).
+ */
+export function openConnection(options: SqliteConnectionOptions): { readonly db: Database.Database; readonly readonly: boolean } {
+  let db: Database.Database;
+  try {
+    db = new Database(options.path, { readonly: options.readonly === true, fileMustExist: options.fileMustExist === true, timeout: options.busyTimeoutMs });
+  } catch (cause) {
+    throw new LedgerError('store_failed', `cannot open the SQLite log ${options.path}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    const readonly = db.readonly;
+    if (!readonly && !isMemoryPath(options.path)) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new LedgerError('store_failed', `SQLite refused WAL mode (journal_mode is ${String(mode)})`);
+    }
+    db.pragma(`synchronous = ${options.synchronous}`);
+    const level = db.pragma('synchronous', { simple: true });
+    if (level !== synchronousLevel[options.synchronous]) {
+      throw new LedgerError('store_failed', `SQLite did not take synchronous=${options.synchronous} (reads back ${String(level)}): refusing to acknowledge commits that may not be durable`);
+    }
+    migrate(db, readMigrations(options.migrationsDir ?? defaultMigrationsDir()), readonly);
+    return { db, readonly };
+  } catch (error) {
+    db.close();
+    if (error instanceof LedgerError) throw error;
+    throw new LedgerError('store_failed', `cannot prepare the SQLite log ${options.path}: ${(error as Error).message}`, { cause: error });
+  }
+}

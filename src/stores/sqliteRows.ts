@@ -1,0 +1,60 @@
+import { canonicalJson } from '../domain/canonicalJson';
+import type { LedgerEvent } from '../domain/events';
+
+/** One row of the `events` table: the canonical JSON body plus copies of fields for indexes and audits. */
+export interface EventRow {
+  readonly seq: number;
+  readonly type: string;
+  readonly at: number;
+  readonly grant_id: string | null;
+  readonly tool: string | null;
+  readonly call_id: string | null;
+  readonly reason: string | null;
+  readonly input_bytes: number | null;
+  readonly hash: string;
+  readonly prev_hash: string;
+  readonly body: string;
+}
+
+export const eventColumns = 'seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body';
+
+/** The row for an event: every column derives from the event, so `body` alone is the truth. */
+export function rowOf(event: LedgerEvent): EventRow {
+  const e = event as Partial<Record<'grantId' | 'tool' | 'callId' | 'reason', string>> & LedgerEvent;
+  const inputBytes = event.type === 'call.admitted' ? event.reserved.inputBytes : event.type === 'call.rejected' ? event.inputBytes : undefined;
+  return {
+    seq: event.seq,
+    type: event.type,
+    at: event.at,
+    grant_id: e.grantId ?? null,
+    tool: e.tool ?? null,
+    call_id: e.callId ?? null,
+    reason: e.reason ?? null,
+    input_bytes: inputBytes ?? null,
+    hash: event.hash,
+    prev_hash: event.prevHash,
+    body: canonicalJson(event),
+  };
+}
+
+/** Names the first column of a stored row that disagrees with its body, or undefined. */
+export function columnMismatch(row: EventRow, event: LedgerEvent): string | undefined {
+  const expected = rowOf(event);
+  for (const column of ['seq', 'type', 'at', 'grant_id', 'tool', 'call_id', 'reason', 'input_bytes', 'hash', 'prev_hash'] as const) {
+    if (row[column] !== expected[column]) return column;
+  }
+  return undefined;
+}
+
+export function freezeDeep<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value as object)) freezeDeep(child);
+  }
+  return value;
+}
+
+/** Parses a stored body into a frozen event (a body that is not an object is left for the checks to refuse). */
+export function eventOfBody(body: string): LedgerEvent {
+  return freezeDeep(JSON.parse(body) as LedgerEvent);
+}

@@ -1,0 +1,75 @@
+import type Database from 'better-sqlite3';
+import { sha256Hex } from '../domain/chain';
+import type { LedgerState } from '../domain/state';
+import { freezeDeep } from './sqliteRows';
+
+/** Snapshots kept in the file; older ones are deleted when a new one is written. */
+export const snapshotsKeptMax = 2;
+
+interface SnapshotRow {
+  seq: number;
+  head_hash: string;
+  state: string;
+  state_hash: string;
+}
+
+/**
+ * The newest snapshot that is bound to the stored log: its head hash equals the stored event's hash
+ * at its seq, its text hashes to its state hash, and the state's own head agrees. Snapshots that fail
+ * any of these are skipped (they are a cache; the events are the truth).
+ */
+export function readLatestSnapshot(db: Database.Database): LedgerState | undefined {
+  const candidates = db
+    .prepare('SELECT s.seq, s.head_hash, s.state, s.state_hash FROM snapshots s JOIN events e ON e.seq = s.seq AND e.hash = s.head_hash ORDER BY s.seq DESC')
+    .all() as SnapshotRow[];
+  for (const row of candidates) {
+    if (sha256Hex(row.state) !== row.state_hash) continue;
+    let state: LedgerState;
+    try {
+      state = JSON.parse(row.state) as LedgerState;
+    } catch {
+      continue;
+    }
+    if (state?.head?.seq !== row.seq || state.head.hash !== row.head_hash) continue;
+    return freezeDeep(state);
+  }
+  return undefined;
+}
+
+/** Seq and size of the newest stored snapshot (zeros when there is none). */
+export function latestSnapshotInfo(db: Database.Database): { readonly seq: number; readonly bytes: number } {
+  const row = db.prepare('SELECT seq, length(state) AS bytes FROM snapshots ORDER BY seq DESC LIMIT 1').get() as { seq: number; bytes: number } | undefined;
+  return row ?? { seq: 0, bytes: 0 };
+}
+
+/**
+ * Events between snapshots: at least `every`, more for big states, so that serializing, hashing and
+ * writing a snapshot (~10 ns per byte) stays a few percent of the cost of the events between two.
+ */
+export function snapshotGap(every: number, stateBytes: number): number {
+  return Math.max(every, Math.ceil(stateBytes / snapshotBytesPerEvent));
+}
+const snapshotBytesPerEvent = 256;
+
+/**
+ * Writes the state at its head as a snapshot, in its own short transaction, only if the stored event
+ * at that seq has the state's head hash.
+ */
+export function writeSnapshot(db: Database.Database, state: LedgerState): { readonly written: boolean; readonly bytes: number } {
+  const text = JSON.stringify(state);
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const inserted = db
+      .prepare(
+        `INSERT OR IGNORE INTO snapshots (seq, head_hash, state, state_hash, created_at)
+         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE seq = ? AND hash = ?)`,
+      )
+      .run(state.head.seq, state.head.hash, text, sha256Hex(text), new Date().toISOString(), state.head.seq, state.head.hash);
+    db.prepare('DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)').run(snapshotsKeptMax);
+    db.exec('COMMIT');
+    return { written: inserted.changes === 1, bytes: text.length };
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

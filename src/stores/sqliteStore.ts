@@ -1,0 +1,204 @@
+import Database from 'better-sqlite3';
+import { genesisHash, type LedgerEvent } from '../domain/events';
+import type { LedgerState } from '../domain/state';
+import { LedgerError } from '../errors';
+import type { SharedEventStore, SnapshotEventStore } from './eventStore';
+import { openConnection, type SqliteSynchronous } from './sqliteConnection';
+import { eventOfBody, rowOf } from './sqliteRows';
+import { latestSnapshotInfo, readLatestSnapshot, snapshotGap, writeSnapshot } from './sqliteSnapshots';
+
+export interface SqliteStoreOptions {
+  /** The database file (created if missing), or ':memory:'. */
+  readonly path: string;
+  /** Open read-only: the ledger rebuilds its state, and every admission fails closed. Default false. */
+  readonly readonly?: boolean;
+  /** Longest wait for another writer's lock, then SQLITE_BUSY → `ledger_unavailable`. Default 5,000. */
+  readonly busyTimeoutMs?: number;
+  /** Durability of each commit. 'FULL' (default) or 'EXTRA'; weaker settings are refused. */
+  readonly synchronous?: SqliteSynchronous;
+  /**
+   * Write a snapshot when the head is at least this many events past the newest one (more for big
+   * states: one event per 256 bytes of state JSON). 0 never writes. Default 2,000.
+   */
+  readonly snapshotEvery?: number;
+  /** 'tail' (default): open from the newest bound snapshot and check the events after it. 'full': check from seq 1. */
+  readonly verifyOnOpen?: 'tail' | 'full';
+  /** Where the numbered migrations live. Default: the package's migrations/ directory. */
+  readonly migrationsDir?: string;
+}
+
+/** The durable, shared event store (docs/storage.md). */
+export interface SqliteEventStore extends SharedEventStore, SnapshotEventStore {
+  readonly path: string;
+  /** Whether appends are impossible (opened read-only, or the file is not writable). */
+  readonly readonly: boolean;
+  /** The seq of the snapshot the last `latestSnapshot()` returned, if any. */
+  readonly openedFromSnapshotSeq: number | undefined;
+  close(): void;
+}
+
+export const sqliteDefaults = { busyTimeoutMs: 5_000, snapshotEvery: 2_000, synchronous: 'FULL' } as const;
+/** Snapshot writes never wait long for the lock: a skipped snapshot only costs speed. */
+const snapshotBusyTimeoutMs = 100;
+
+class SqliteStore implements SqliteEventStore {
+  readonly readonly: boolean;
+  openedFromSnapshotSeq: number | undefined;
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  private readonly hashAt: Database.Statement;
+  private readonly bodiesAfter: Database.Statement;
+  private inExclusive = false;
+  private lastSnapshotSeq: number;
+  private lastSnapshotBytes: number;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    private readonly options: Required<Pick<SqliteStoreOptions, 'busyTimeoutMs' | 'snapshotEvery' | 'verifyOnOpen'>>,
+    connection: { readonly db: Database.Database; readonly readonly: boolean },
+  ) {
+    this.db = connection.db;
+    this.readonly = connection.readonly;
+    this.insert = this.db.prepare(
+      'INSERT INTO events (seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body) VALUES (@seq, @type, @at, @grant_id, @tool, @call_id, @reason, @input_bytes, @hash, @prev_hash, @body)',
+    );
+    this.hashAt = this.db.prepare('SELECT hash FROM events WHERE seq = ?').pluck();
+    this.bodiesAfter = this.db.prepare('SELECT body FROM events WHERE seq > ? ORDER BY seq').pluck();
+    ({ seq: this.lastSnapshotSeq, bytes: this.lastSnapshotBytes } = latestSnapshotInfo(this.db));
+  }
+
+  load(): Iterable<LedgerEvent> {
+    return this.loadAfter(0);
+  }
+
+  *loadAfter(afterSeq: number): Iterable<LedgerEvent> {
+    // Streams row by row (one read transaction), so a long log is never held in memory here.
+    for (const body of this.bodiesAfter.iterate(afterSeq)) yield eventOfBody(body as string);
+  }
+
+  readAfter(afterSeq: number): readonly LedgerEvent[] {
+    return (this.bodiesAfter.all(afterSeq) as string[]).map(eventOfBody);
+  }
+
+  exclusive<T>(afterSeq: number, fn: (foreign: readonly LedgerEvent[]) => T): T {
+    if (this.inExclusive) throw new LedgerError('store_failed', 'exclusive() is not reentrant');
+    return this.transaction(() => {
+      this.inExclusive = true;
+      try {
+        return fn(this.readAfter(afterSeq));
+      } finally {
+        this.inExclusive = false;
+      }
+    });
+  }
+
+  append(events: readonly LedgerEvent[]): void {
+    if (events.length === 0) return;
+    if (this.inExclusive) this.insertBatch(events);
+    else this.transaction(() => this.insertBatch(events));
+  }
+
+  latestSnapshot(): LedgerState | undefined {
+    this.openedFromSnapshotSeq = undefined;
+    if (this.options.verifyOnOpen === 'full') return undefined;
+    const state = readLatestSnapshot(this.db);
+    this.openedFromSnapshotSeq = state?.head.seq;
+    return state;
+  }
+
+  offerSnapshot(state: LedgerState): void {
+    const every = this.options.snapshotEvery;
+    if (this.readonly || this.closed || every === 0 || this.db.inTransaction) return;
+    if (state.head.seq - this.lastSnapshotSeq < snapshotGap(every, this.lastSnapshotBytes)) return;
+    try {
+      this.db.pragma(`busy_timeout = ${Math.min(snapshotBusyTimeoutMs, this.options.busyTimeoutMs)}`);
+      // Another writer sharing the file may have just written one.
+      const newest = latestSnapshotInfo(this.db);
+      if (state.head.seq - newest.seq >= snapshotGap(every, newest.bytes)) this.lastSnapshotBytes = writeSnapshot(this.db, state).bytes;
+      else this.lastSnapshotBytes = newest.bytes;
+    } catch {
+      // A snapshot is only a cache: failing to write one (busy, disk full) changes no decision.
+    } finally {
+      this.lastSnapshotSeq = state.head.seq;
+      this.db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** BEGIN IMMEDIATE … COMMIT; after any error, rolls back whatever SQLite did not already roll back. */
+  private transaction<T>(fn: () => T): T {
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw sqliteFailure(error);
+    }
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try {
+          this.db.exec('ROLLBACK');
+        } catch {
+          // The original error is what the caller must see; the connection stays failed closed.
+        }
+      }
+      throw sqliteFailure(error);
+    }
+  }
+
+  /** Inserts a batch that must continue the stored chain exactly (no gap, no fork). */
+  private insertBatch(events: readonly LedgerEvent[]): void {
+    const first = events[0] as LedgerEvent;
+    const storedPrev = first.seq === 1 ? genesisHash : (this.hashAt.get(first.seq - 1) as string | undefined);
+    if (storedPrev !== first.prevHash) throw new LedgerError('store_failed', `append at seq ${first.seq} does not continue the stored log`);
+    let previous: LedgerEvent | undefined;
+    for (const event of events) {
+      if (previous !== undefined && (event.seq !== previous.seq + 1 || event.prevHash !== previous.hash)) {
+        throw new LedgerError('store_failed', `appended batch does not chain at seq ${event.seq}`);
+      }
+      this.insert.run(rowOf(event));
+      previous = event;
+    }
+  }
+}
+
+function sqliteFailure(error: unknown): unknown {
+  if (!(error instanceof Database.SqliteError)) return error;
+  const code = error.code;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new LedgerError('ledger_unavailable', `the SQLite log stayed locked by another writer (${code})`, { cause: error });
+  }
+  return new LedgerError('store_failed', `the SQLite log could not record the batch (${code})`, { cause: error });
+}
+
+/**
+ * A durable event store in one SQLite file, shareable by ledgers in several threads and processes:
+ * each batch is decided and appended inside one BEGIN IMMEDIATE transaction (see docs/storage.md).
+ */
+export function sqliteStore(options: SqliteStoreOptions): SqliteEventStore {
+  if (options === null || typeof options !== 'object' || typeof options.path !== 'string') throw new TypeError('sqliteStore needs { path: string }');
+  const busyTimeoutMs = options.busyTimeoutMs ?? sqliteDefaults.busyTimeoutMs;
+  const snapshotEvery = options.snapshotEvery ?? sqliteDefaults.snapshotEvery;
+  const synchronous = options.synchronous ?? sqliteDefaults.synchronous;
+  const verifyOnOpen = options.verifyOnOpen ?? 'tail';
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0 || busyTimeoutMs > 600_000) throw new TypeError('busyTimeoutMs must be an integer from 0 to 600,000');
+  if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 0) throw new TypeError('snapshotEvery must be a non-negative integer');
+  if (synchronous !== 'FULL' && synchronous !== 'EXTRA') throw new TypeError("synchronous must be 'FULL' or 'EXTRA'");
+  if (verifyOnOpen !== 'tail' && verifyOnOpen !== 'full') throw new TypeError("verifyOnOpen must be 'tail' or 'full'");
+  const connection = openConnection({
+    path: options.path,
+    readonly: options.readonly === true,
+    busyTimeoutMs,
+    synchronous,
+    ...(options.migrationsDir !== undefined ? { migrationsDir: options.migrationsDir } : {}),
+  });
+  return new SqliteStore(options.path, { busyTimeoutMs, snapshotEvery, verifyOnOpen }, connection);
+}
