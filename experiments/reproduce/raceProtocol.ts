@@ -15,12 +15,16 @@ export interface RaceWorkerData {
   readonly barrier: SharedArrayBuffer;
 }
 
-/** Worker → main, through the worker's port: one `invoke`. */
+/**
+ * Worker → main, through the worker's port: one `invoke`. Arguments travel as JSON text, as a tool
+ * call does over MCP's JSON-RPC; the main thread parses them in its own realm (objects cloned across
+ * a realm boundary, e.g. under jest's vm sandbox, are not plain objects of the ledger's realm).
+ */
 export interface InvokeRequest {
   readonly attempt: number;
   readonly token: string;
   readonly tool: string;
-  readonly args: { readonly path: string; readonly text: string };
+  readonly argsJson: string;
 }
 
 /** Main → worker: the decision (no value, no arguments). */

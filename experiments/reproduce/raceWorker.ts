@@ -15,7 +15,7 @@ function main(data: RaceWorkerData): void {
 
   const replies: InvokeReply[] = [];
   const send = (attempt: number): void => {
-    const request: InvokeRequest = { attempt, token: data.token, tool: data.tool, args: raceArgs(data.worker, attempt) };
+    const request: InvokeRequest = { attempt, token: data.token, tool: data.tool, argsJson: JSON.stringify(raceArgs(data.worker, attempt)) };
     data.port.postMessage(request);
   };
   data.port.on('message', (reply: InvokeReply) => {

@@ -57,7 +57,7 @@ export async function runConcurrency(kind: ConcurrencyKind, options: Concurrency
   const runs = Array.from({ length: workers }, (_, worker) => {
     const channel = new MessageChannel();
     channel.port1.on('message', (request: InvokeRequest) => {
-      void ledger.invoke(request.token, request.tool, request.args).then((outcome) => {
+      void ledger.invoke(request.token, request.tool, JSON.parse(request.argsJson) as unknown).then((outcome) => {
         const reply: InvokeReply =
           outcome.status === 'rejected'
             ? { attempt: request.attempt, callId: outcome.callId, status: 'rejected', reason: outcome.reason }
