@@ -54,3 +54,8 @@ export function openConnection(options: SqliteConnectionOptions): { readonly db:
     throw new LedgerError('store_failed', `cannot prepare the SQLite log ${options.path}: ${(error as Error).message}`, { cause: error });
   }
 }
+
+/** A read-only connection to an existing log file, for the CLI (audit, export, verify). */
+export function openLogFile(path: string, migrationsDir?: string): Database.Database {
+  return openConnection({ path, readonly: true, fileMustExist: true, busyTimeoutMs: 5_000, synchronous: 'FULL', ...(migrationsDir !== undefined ? { migrationsDir } : {}) }).db;
+}

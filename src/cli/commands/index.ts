@@ -1,9 +1,13 @@
 import type { CliCommand } from '../command';
+import { auditCommand } from './audit';
+import { exportCommand } from './export';
 import { reproduceCommand } from './reproduce';
 import { verifyCommand } from './verify';
 
 // Each command lives in its own module beside this file; add it here.
 export const commands: { readonly [name: string]: CliCommand } = {
+  audit: auditCommand,
+  export: exportCommand,
   reproduce: reproduceCommand,
   verify: verifyCommand,
 };

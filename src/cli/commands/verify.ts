@@ -3,6 +3,7 @@ import { verifyEvidence, type EvidenceReport } from '../../../experiments/eviden
 import { formatSummary } from '../../../experiments/evidence/summaryTable';
 import { claims } from '../../../experiments/evidence/claims';
 import type { CliCommand } from '../command';
+import { verifySqliteFile } from '../../stores/sqliteVerify';
 
 /** Where a command writes; tests pass their own to read what a run printed. */
 export interface CliIo {
@@ -59,8 +60,8 @@ export function verifyEvidenceFile(path: string, io: CliIo): number {
 // A `.sqlite`/`.db` path is a durable event log, not an evidence file. Its verification belongs to
 // the SQLite store: wire `verifySqliteFile(path, io)` from '../../stores/sqliteVerify' here.
 function verifySqlitePath(path: string, io: CliIo): number | Promise<number> {
-  io.err(`atc verify: sqlite verification not available (${path})`);
-  return 2;
+  // A progress bar is redrawn only on the real terminal; other outputs get a few progress lines.
+  return verifySqliteFile(path, io === processIo && process.stderr.isTTY ? { ...io, tty: process.stderr } : io);
 }
 // ---- end SQLite logs --------------------------------------------------------------------------
 

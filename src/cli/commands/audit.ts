@@ -1,0 +1,99 @@
+import type { CliCommand } from '../command';
+import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqliteAudit';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqliteCliIo';
+import { openLogFile } from '../../stores/sqliteConnection';
+
+const usage = `usage: atc audit <log.sqlite> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json]
+                 [--follow [--interval ms] [--follow-max N]]`;
+const intervalMsDefault = 1_000;
+
+/** Waits `intervalMs` between polls; stops (resolves false) after SIGINT/SIGTERM. */
+export function timerPoll(intervalMs: number): { wait: () => Promise<boolean>; dispose: () => void } {
+  let stopped = false;
+  let wake: ((more: boolean) => void) | undefined;
+  const stop = (): void => {
+    stopped = true;
+    wake?.(false);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    wait: () =>
+      stopped
+        ? Promise.resolve(false)
+        : new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(!stopped), intervalMs);
+            wake = (more) => {
+              clearTimeout(timer);
+              resolve(more);
+            };
+          }),
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+function parseSince(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text);
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * `atc audit`: the decisions of a stored log as a table (or JSON Lines with --json), filtered; with
+ * --follow, keeps polling for decisions other processes append. `poll` is injectable for tests.
+ */
+export async function runAudit(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, poll?: () => Promise<boolean>): Promise<number> {
+  const parsed = parseOptions(args, ['grant', 'tool', 'since', 'interval', 'follow-max'], ['rejected', 'json', 'follow', 'help']);
+  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
+    if ('error' in parsed) io.err(`atc audit: ${parsed.error}`);
+    io.err(usage);
+    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
+  }
+  const since = parsed.values.get('since');
+  const sinceMs = since === undefined ? undefined : parseSince(since);
+  const intervalMs = Number(parsed.values.get('interval') ?? intervalMsDefault);
+  const followMax = parsed.values.has('follow-max') ? Number(parsed.values.get('follow-max')) : undefined;
+  if (since !== undefined && sinceMs === undefined) return usageError(io, '--since needs an ISO 8601 time or ms since epoch');
+  if (!Number.isSafeInteger(intervalMs) || intervalMs < 10) return usageError(io, '--interval needs an integer of at least 10 (ms)');
+  if (followMax !== undefined && (!Number.isSafeInteger(followMax) || followMax < 1)) return usageError(io, '--follow-max needs a positive integer');
+  const filter: AuditFilter = {
+    ...(parsed.values.has('grant') ? { grant: parsed.values.get('grant') as string } : {}),
+    ...(parsed.values.has('tool') ? { tool: parsed.values.get('tool') as string } : {}),
+    ...(parsed.flags.has('rejected') ? { rejectedOnly: true } : {}),
+    ...(sinceMs !== undefined ? { sinceMs } : {}),
+  };
+
+  let db;
+  try {
+    db = openLogFile(parsed.positional[0] as string);
+  } catch (error) {
+    io.err(`atc audit: ${(error as Error).message}`);
+    return 2;
+  }
+  const json = parsed.flags.has('json');
+  const emit = (row: AuditRow): void | Promise<void> => io.out(json ? JSON.stringify(row) : auditLine(row));
+  const timer = poll === undefined && parsed.flags.has('follow') ? timerPoll(intervalMs) : undefined;
+  const waitForMore = !parsed.flags.has('follow') ? () => Promise.resolve(false) : (poll ?? (timer as { wait: () => Promise<boolean> }).wait);
+  try {
+    if (!json) await io.out(auditHeader());
+    await followDecisions(new DecisionReader(db, filter), emit, waitForMore, followMax !== undefined ? { followRowsMax: followMax } : {});
+    return 0;
+  } finally {
+    timer?.dispose();
+    db.close();
+  }
+}
+
+function usageError(io: SqliteCliIo, message: string): number {
+  io.err(`atc audit: ${message}`);
+  io.err(usage);
+  return 2;
+}
+
+export const auditCommand: CliCommand = {
+  summary: 'print the decisions of a SQLite log (filters, --json, --follow)',
+  run: (args) => runAudit(args),
+};

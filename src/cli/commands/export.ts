@@ -1,0 +1,60 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import type { CliCommand } from '../command';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqliteCliIo';
+import { openLogFile } from '../../stores/sqliteConnection';
+import { exportEvents } from '../../stores/sqliteExport';
+
+const usage = 'usage: atc export <log.sqlite> [--output log.jsonl]   (default: stdout)';
+
+/**
+ * `atc export`: the stored log as JSON Lines (one canonical event per line), for `verify()` and other
+ * tools. A file output is written beside its target and renamed into place when complete.
+ */
+export async function runExport(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+  const parsed = parseOptions(args, ['output'], ['help']);
+  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
+    if ('error' in parsed) io.err(`atc export: ${parsed.error}`);
+    io.err(usage);
+    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
+  }
+  let db;
+  try {
+    db = openLogFile(parsed.positional[0] as string);
+  } catch (error) {
+    io.err(`atc export: ${(error as Error).message}`);
+    return 2;
+  }
+  const output = parsed.values.get('output');
+  try {
+    if (output === undefined || output === '-') {
+      await exportEvents(db, (chunk) => io.out(chunk.slice(0, -1)));
+      return 0;
+    }
+    const partial = `${output}.partial`;
+    const fd = openSync(partial, 'w');
+    try {
+      const result = await exportEvents(db, (chunk) => void writeSync(fd, chunk));
+      fsyncSync(fd);
+      closeSync(fd);
+      renameSync(partial, output);
+      io.err(`exported ${result.events} events (head seq ${result.headSeq}) to ${output}`);
+      return 0;
+    } catch (error) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      rmSync(partial, { force: true });
+      io.err(`atc export: cannot write ${output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      return 1;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export const exportCommand: CliCommand = {
+  summary: 'write a SQLite log as JSON Lines (--output log.jsonl)',
+  run: (args) => runExport(args),
+};

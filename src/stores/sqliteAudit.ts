@@ -1,0 +1,134 @@
+import type Database from 'better-sqlite3';
+
+/** Which decisions an audit shows. All filters combine with AND. */
+export interface AuditFilter {
+  readonly grant?: string;
+  readonly tool?: string;
+  /** Only `call.rejected`. */
+  readonly rejectedOnly?: boolean;
+  /** Only decisions at or after this time (ms since epoch). */
+  readonly sinceMs?: number;
+}
+
+/** One decision as the audit prints it. */
+export interface AuditRow {
+  readonly time: string;
+  readonly seq: number;
+  readonly grant: string | null;
+  readonly tool: string | null;
+  readonly decision: 'admitted' | 'rejected';
+  readonly reason: string | null;
+  readonly bytes: number | null;
+}
+
+interface DecisionColumns {
+  seq: number;
+  at: number;
+  type: string;
+  grant_id: string | null;
+  tool: string | null;
+  reason: string | null;
+  input_bytes: number | null;
+}
+
+/** Rows read per query, so neither a long log nor a long follow holds much in memory. */
+export const auditPageRowsMax = 1_000;
+
+/**
+ * Reads decisions from the indexed columns (fast, filterable in SQL). The columns are copies of the
+ * canonical bodies; `atc verify` checks that they agree.
+ */
+export class DecisionReader {
+  private readonly page: Database.Statement;
+  private readonly head: Database.Statement;
+  private readonly params: { readonly grant?: string | undefined; readonly tool?: string | undefined; readonly since?: number | undefined };
+
+  constructor(db: Database.Database, filter: AuditFilter) {
+    const where = ['seq > @after', 'seq <= @upTo', filter.rejectedOnly === true ? "type = 'call.rejected'" : "type IN ('call.admitted', 'call.rejected')"];
+    if (filter.grant !== undefined) where.push('grant_id = @grant');
+    if (filter.tool !== undefined) where.push('tool = @tool');
+    if (filter.sinceMs !== undefined) where.push('at >= @since');
+    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
+    this.head = db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck();
+    this.params = { grant: filter.grant, tool: filter.tool, since: filter.sinceMs };
+  }
+
+  /** The log's current head seq: rows up to it are committed and never change. */
+  headSeq(): number {
+    return this.head.get() as number;
+  }
+
+  /** Matching decisions with `after < seq <= upTo`, one page at a time, in log order. */
+  *between(after: number, upTo: number): Generator<AuditRow> {
+    let from = after;
+    for (;;) {
+      const rows = this.page.all(this.bound(from, upTo)) as DecisionColumns[];
+      for (const row of rows) yield toAuditRow(row);
+      if (rows.length < auditPageRowsMax) return;
+      from = (rows.at(-1) as DecisionColumns).seq;
+    }
+  }
+
+  private bound(after: number, upTo: number): Record<string, unknown> {
+    const bound: Record<string, unknown> = { after, upTo };
+    for (const [key, value] of Object.entries(this.params)) if (value !== undefined) bound[key] = value;
+    return bound;
+  }
+}
+
+function toAuditRow(row: DecisionColumns): AuditRow {
+  return {
+    time: new Date(row.at).toISOString(),
+    seq: row.seq,
+    grant: row.grant_id,
+    tool: row.tool,
+    decision: row.type === 'call.admitted' ? 'admitted' : 'rejected',
+    reason: row.reason,
+    bytes: row.input_bytes,
+  };
+}
+
+/**
+ * Prints the decisions up to the current head, then, while `waitForMore()` resolves true, those
+ * appended since (by this or any other process). `waitForMore` is the poll trigger: a timer in the
+ * CLI, an explicit step in tests. Resolves with the number of rows emitted after the first pass.
+ */
+export async function followDecisions(
+  reader: DecisionReader,
+  emit: (row: AuditRow) => void | Promise<void>,
+  waitForMore: () => Promise<boolean>,
+  options: { readonly followRowsMax?: number } = {},
+): Promise<number> {
+  const followRowsMax = options.followRowsMax ?? Number.POSITIVE_INFINITY;
+  let seen = reader.headSeq();
+  for (const row of reader.between(0, seen)) await emit(row);
+  let followed = 0;
+  while (followed < followRowsMax && (await waitForMore())) {
+    const head = reader.headSeq();
+    for (const row of reader.between(seen, head)) {
+      await emit(row);
+      if (++followed >= followRowsMax) return followed;
+    }
+    seen = head;
+  }
+  return followed;
+}
+
+const columns = [
+  { title: 'time', width: 24, value: (r: AuditRow) => r.time },
+  { title: 'seq', width: 9, value: (r: AuditRow) => String(r.seq), right: true },
+  { title: 'grant', width: 34, value: (r: AuditRow) => r.grant ?? '-' },
+  { title: 'tool', width: 20, value: (r: AuditRow) => r.tool ?? '-' },
+  { title: 'decision', width: 8, value: (r: AuditRow) => r.decision },
+  { title: 'reason', width: 22, value: (r: AuditRow) => r.reason ?? '-' },
+  { title: 'bytes', width: 9, value: (r: AuditRow) => (r.bytes === null ? '-' : String(r.bytes)), right: true },
+] as const;
+
+/** Fixed widths, so rows streamed by --follow line up with the header printed first. */
+export function auditHeader(): string {
+  return columns.map((c) => ('right' in c ? c.title.padStart(c.width) : c.title.padEnd(c.width))).join('  ').trimEnd();
+}
+
+export function auditLine(row: AuditRow): string {
+  return columns.map((c) => ('right' in c ? c.value(row).padStart(c.width) : c.value(row).padEnd(c.width))).join('  ').trimEnd();
+}
