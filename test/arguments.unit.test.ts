@@ -87,3 +87,13 @@ describe('tool schemas', () => {
     expect(() => compiler.compileToolSchema({ type: 'object', properties: { a: { type: 'no-such-type' } } })).toThrow();
   });
 });
+
+describe('argument snapshots across realms', () => {
+  it('accepts a plain object from another realm and still refuses its class instances', async () => {
+    const vm = await import('node:vm');
+    expect(snapshotArguments(vm.runInNewContext('({ a: { b: [1, "x"] } })'))).toMatchObject({ ok: true, bytes: 19 });
+    expect(snapshotArguments(vm.runInNewContext('({ d: new Date(0) })')).ok).toBe(false);
+    expect(snapshotArguments(vm.runInNewContext('class K {}; ({ k: new K() })')).ok).toBe(false);
+    expect(snapshotArguments({ k: new (class K {})() }).ok).toBe(false);
+  });
+});

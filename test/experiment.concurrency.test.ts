@@ -40,12 +40,10 @@ describe.each(['calls', 'bytes'] as const)('8 worker threads × 8 attempts again
   });
 });
 
-describe('known core limitation found by the experiment', () => {
-  // A plain JSON object built in another realm (a `vm` context; a worker message under jest's
-  // sandbox) has that realm's Object.prototype, and `snapshotArguments` refuses it as not plain
-  // JSON. The experiment sends arguments as JSON text instead. Marked `failing`: it starts to
-  // fail (and should become a normal test) once src/tools/arguments.ts accepts such objects.
-  it.failing('admits plain-JSON arguments created in another realm', async () => {
+describe('arguments from another realm', () => {
+  // Regression: a plain JSON object built in another realm (a `vm` context; a worker message under
+  // jest's sandbox) has that realm's Object.prototype; it used to be refused as not plain JSON.
+  it('admits plain-JSON arguments created in another realm', async () => {
     const vm = await import('node:vm');
     const { createLedger } = await import('../src');
     const ledger = createLedger();

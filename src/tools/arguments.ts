@@ -11,6 +11,14 @@ const notJson: ArgumentSnapshot = Object.freeze({ ok: false });
 const invalid = Symbol('invalid');
 type Cloned = unknown | typeof invalid;
 
+// A plain object of any realm (a vm context, a worker message under a sandbox): its prototype is
+// null or some realm's Object.prototype. Class instances, Maps, Dates and boxed values are not.
+function isPlainObject(value: object): boolean {
+  if (Object.prototype.toString.call(value) !== '[object Object]') return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
 // Copies a value reading every property exactly once, or returns `invalid` for anything that is not
 // plain JSON. Checks then run on the copy, never on the caller's object.
 function clonePlainJson(value: unknown, depth: number, seen: Set<object>): Cloned {
@@ -35,8 +43,7 @@ function clonePlainJson(value: unknown, depth: number, seen: Set<object>): Clone
         }
         out = Object.freeze(items);
       } else {
-        const proto: unknown = Object.getPrototypeOf(value);
-        if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) {
+        if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) {
           seen.delete(value);
           return invalid;
         }
