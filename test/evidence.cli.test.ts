@@ -59,12 +59,13 @@ describe('atc reproduce and atc verify from the command line', () => {
     expect(await runVerify([], capture())).toBe(2);
   });
 
-  it('verify routes .sqlite and .db paths to SQLite log verification', async () => {
-    const io = capture();
-    const code = await runVerify([path.join(dir, 'log.sqlite')], io);
-    // Until the SQLite store wires its verifier, the branch says so and exits 2.
-    expect(code === 2 ? io.text() : 'wired').toMatch(/sqlite verification not available|wired/);
-    expect(code).not.toBe(0);
+  it('verify hands .sqlite and .db paths to SQLite log verification, not to the evidence reader', async () => {
+    for (const name of ['log.sqlite', 'log.DB']) {
+      const io = capture();
+      expect(await runVerify([path.join(dir, name)], io)).not.toBe(0); // no such file
+      expect(io.text()).toMatch(/sqlite/i);
+      expect(io.text()).not.toMatch(/is not JSON|cannot read/);
+    }
   });
 
   it('reproduce exits 2 on an unknown argument', async () => {
