@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import Database from 'better-sqlite3';
 import { LedgerError } from '../errors';
 import { defaultMigrationsDir, migrate, readMigrations } from './sqliteMigrations';
@@ -18,6 +19,15 @@ export interface SqliteConnectionOptions {
 
 const synchronousLevel: { readonly [K in SqliteSynchronous]: number } = { FULL: 2, EXTRA: 3 };
 
+function isWritable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function isMemoryPath(path: string): boolean {
   return path === ':memory:' || path === '' || path.startsWith('file::memory:');
 }
@@ -36,7 +46,8 @@ export function openConnection(options: SqliteConnectionOptions): { readonly db:
     throw new LedgerError('store_failed', `cannot open the SQLite log ${options.path}: ${(cause as Error).message}`, { cause });
   }
   try {
-    const readonly = db.readonly;
+    // better-sqlite3 reports the flag it was given; SQLite silently opens a read-only file read-only.
+    const readonly = db.readonly || (!isMemoryPath(options.path) && !isWritable(options.path));
     if (!readonly && !isMemoryPath(options.path)) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new LedgerError('store_failed', `SQLite refused WAL mode (journal_mode is ${String(mode)})`);
