@@ -129,6 +129,16 @@ describe('atc verify on evidence files', () => {
     expect(problemsOf(doc)).toContainEqual(expect.objectContaining({ where: 'concurrency.calls', seq: expect.any(Number) }));
   });
 
+  it('catches a concurrency record that claims another thread layout or budget', () => {
+    const doc = copy();
+    doc.concurrency.bytes.workers = 4;
+    doc.concurrency.bytes.attemptsPerWorker = 16;
+    doc.concurrency.calls.budget.calls = 8;
+    const problems = problemsOf(doc);
+    expect(problems).toContainEqual(expect.objectContaining({ where: 'concurrency.bytes', message: expect.stringContaining('8 threads × 8 attempts') }));
+    expect(problems).toContainEqual(expect.objectContaining({ where: 'concurrency.calls', message: expect.stringContaining('call budget race') }));
+  });
+
   it.each([
     ['an unknown schema version', (d: Doc) => void (d.schemaVersion = 2), 'schemaVersion'],
     ['a commit that is not 40 hex', (d: Doc) => void (d.revision.commit = 'abc123'), 'shape'],

@@ -14,3 +14,6 @@ export const revocationOrder = {
   complete: ['call.admitted', 'grant.revoked', 'call.completed', 'call.rejected'],
   abort: ['call.admitted', 'grant.revoked', 'call.failed', 'call.rejected'],
 } as const;
+
+/** How each concurrency run must be set up for its 7/57 to mean what the table says. */
+export const raceSetup = { workers: 8, attemptsPerWorker: 8, admitted: 7 } as const;

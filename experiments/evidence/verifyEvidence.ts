@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { verify, type LedgerEvent } from '../../src';
 import { sequentialCases } from '../reproduce/sequentialCases';
-import { claims, revocationOrder } from './claims';
+import { claims, raceSetup, revocationOrder } from './claims';
 import { LogIndex } from './logIndex';
 import { evidenceShapeProblems } from './schema';
 import { summarize } from './summarize';
@@ -105,6 +105,14 @@ function checkRace(name: 'calls' | 'bytes', record: ConcurrencyRecord, events: r
   const slots = new Set(record.attempts.map((a) => `${a.worker}/${a.attempt}`));
   const slotsValid = record.attempts.every((a) => a.worker < record.workers && a.attempt < record.attemptsPerWorker);
   if (slots.size !== record.attempts.length || !slotsValid) f.problem(where, 'attempts do not cover each worker × attempt exactly once');
+  if (record.workers !== raceSetup.workers || record.attemptsPerWorker !== raceSetup.attemptsPerWorker || record.expected.admitted !== raceSetup.admitted) {
+    f.problem(where, `the run is not ${raceSetup.workers} threads × ${raceSetup.attemptsPerWorker} attempts against a budget for ${raceSetup.admitted}`);
+  }
+  const budgetFits =
+    name === 'calls'
+      ? record.expected.reason === 'call_budget_exhausted' && record.budget.calls === record.expected.admitted && record.budget.inputBytes >= total * record.inputBytesPerCall
+      : record.expected.reason === 'byte_budget_exhausted' && record.budget.inputBytes === record.expected.admitted * record.inputBytesPerCall && record.budget.calls >= total;
+  if (!budgetFits) f.problem(where, `the budget does not make this a ${name === 'calls' ? 'call' : 'byte'} budget race for exactly ${record.expected.admitted}`);
   const grant = log.grants.get(record.grantId);
   if (grant === undefined) f.problem(where, 'the grant is not issued in the log');
   else if (!isDeepStrictEqual(grant.scope.budget, record.budget)) f.problem(where, 'the recorded budget differs from the issued grant', grant.seq);

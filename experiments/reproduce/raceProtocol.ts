@@ -17,8 +17,8 @@ export interface RaceWorkerData {
 
 /**
  * Worker → main, through the worker's port: one `invoke`. Arguments travel as JSON text, as a tool
- * call does over MCP's JSON-RPC; the main thread parses them in its own realm (objects cloned across
- * a realm boundary, e.g. under jest's vm sandbox, are not plain objects of the ledger's realm).
+ * call does over MCP's JSON-RPC, and the main thread parses them, so the ledger receives what a
+ * transport would deliver.
  */
 export interface InvokeRequest {
   readonly attempt: number;
