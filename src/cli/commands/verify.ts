@@ -57,8 +57,8 @@ export function verifyEvidenceFile(path: string, io: CliIo): number {
 }
 
 // ---- SQLite logs ------------------------------------------------------------------------------
-// A `.sqlite`/`.db` path is a durable event log, not an evidence file. Its verification belongs to
-// the SQLite store: wire `verifySqliteFile(path, io)` from '../../stores/sqliteVerify' here.
+// A `.sqlite`/`.db` path is a durable event log, not an evidence file: the SQLite store verifies it
+// (src/stores/sqliteVerify.ts).
 function verifySqlitePath(path: string, io: CliIo): number | Promise<number> {
   // A progress bar is redrawn only on the real terminal; other outputs get a few progress lines.
   return verifySqliteFile(path, io === processIo && process.stderr.isTTY ? { ...io, tty: process.stderr } : io);
