@@ -89,3 +89,23 @@ export function canonicalJson(value: unknown): string {
     return canonicalize(value);
   }
 }
+
+/** Canonical JSON of an object without one of its top-level keys (an event without its `hash`), with no copy of the object. */
+export function canonicalJsonWithout(value: object, omitted: string): string {
+  try {
+    if ((value as { toJSON?: unknown }).toJSON != null || Array.isArray(value)) throw unusual;
+    let out = '{';
+    let first = true;
+    for (const key of sortedKeys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      if (key === omitted || item === undefined) continue;
+      out += (first ? '' : ',') + quoteKey(key) + ':' + write(item, 1);
+      first = false;
+    }
+    return out + '}';
+  } catch (error) {
+    if (error !== unusual) throw error;
+    const { [omitted]: _omitted, ...rest } = value as Record<string, unknown>;
+    return canonicalize(rest);
+  }
+}

@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto';
-import { canonicalJson } from './canonicalJson';
+import { canonicalJsonWithout } from './canonicalJson';
 import type { EventPayload, LedgerEvent } from './events';
 import { deepFreeze } from './freeze';
 
@@ -13,13 +13,13 @@ export function sha256Hex(text: string): string {
 
 /** SHA-256 of the event's canonical JSON without its `hash` field. */
 export function eventHash(event: LedgerEvent | (EventPayload & { seq: number; at: number; prevHash: string })): string {
-  const { hash: _ignored, ...unhashed } = event as LedgerEvent;
-  return sha256Hex(canonicalJson(unhashed));
+  return sha256Hex(canonicalJsonWithout(event, 'hash'));
 }
 
 /** Chains a decided payload onto the log at `head`: assigns seq, time, prevHash and hash, and freezes it. */
 export function sealEvent(payload: EventPayload, at: number, head: { readonly seq: number; readonly hash: string }): LedgerEvent {
-  const unhashed = { ...payload, seq: head.seq + 1, at, prevHash: head.hash };
-  const event = { ...unhashed, hash: sha256Hex(canonicalJson(unhashed)) } as LedgerEvent;
-  return deepFreeze(event);
+  // One object, hashed without its `hash` key, then filled in: no intermediate copy.
+  const event = { ...payload, seq: head.seq + 1, at, prevHash: head.hash, hash: '' };
+  event.hash = sha256Hex(canonicalJsonWithout(event, 'hash'));
+  return deepFreeze(event as LedgerEvent);
 }

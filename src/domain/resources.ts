@@ -10,19 +10,33 @@ const schemePattern = /^[a-z][a-z0-9+.-]{0,31}:\//;
 // C0/C1 controls, NUL, DEL; and format characters (bidi overrides, zero-width joiners, BOM) that make
 // two different strings look alike.
 const forbiddenChars = /[\u0000-\u001f\u007f-\u009f\p{Cf}\\%]/u;
-const encoder = new TextEncoder();
+// Printable ASCII is unchanged by NFC and NFKC and is well formed: such resources skip normalization.
+const printableAscii = /^[\x20-\x7e]*$/;
 
+/** UTF-8 length without encoding (what TextEncoder would produce; a lone surrogate counts as U+FFFD, 3 bytes). */
 function utf8Length(text: string): number {
-  return encoder.encode(text).length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 /** True when `resource` is a canonical virtual resource. */
 export function isCanonicalResource(resource: unknown): resource is string {
   if (typeof resource !== 'string') return false;
   if (resource.length > limits.resourceBytesMax || utf8Length(resource) > limits.resourceBytesMax) return false;
-  if (!resource.isWellFormed()) return false;
   if (forbiddenChars.test(resource)) return false;
-  if (resource.normalize('NFC') !== resource || resource.normalize('NFKC') !== resource) return false;
+  if (!printableAscii.test(resource)) {
+    if (!resource.isWellFormed()) return false;
+    if (resource.normalize('NFC') !== resource || resource.normalize('NFKC') !== resource) return false;
+  }
   const scheme = schemePattern.exec(resource);
   if (scheme === null) return false;
   const path = resource.slice(scheme[0].length);
