@@ -16,6 +16,7 @@ import { isSharedEventStore, isSnapshotEventStore, type EventStore } from '../st
 import { memoryStore } from '../stores/memoryStore';
 import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
+import { LazyAbort } from './lazyAbort';
 import { CommandStream } from './commandStream';
 import { callIdSource, newGrantId, newToken, tokenDigest } from './ids';
 import { isolateSubscriberErrors } from './subscriberIsolation';
@@ -42,7 +43,7 @@ type Request = HostRequest | InvokeRequest;
 
 interface Running {
   readonly grantId: string;
-  readonly controller: AbortController;
+  readonly controller: LazyAbort;
   readonly settled: Promise<void>;
 }
 
@@ -198,14 +199,14 @@ class LedgerImpl implements Ledger {
 
   private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     let markSettled: () => void = () => undefined;
     const settled = new Promise<void>((resolve) => (markSettled = resolve));
     this.running.set(admitted.callId, { grantId: admitted.grantId, controller, settled });
     let outcome: InvokeOutcome<Result>;
     try {
       if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
-      const value = (await attached.definition.run(args.value, { signal: controller.signal, callId: admitted.callId, grantId: admitted.grantId })) as Result;
+      const value = (await attached.definition.run(args.value, { get signal() { return controller.signal; }, callId: admitted.callId, grantId: admitted.grantId })) as Result;
       outcome = { status: 'completed', callId: admitted.callId, value };
     } catch (error) {
       outcome = { status: 'failed', callId: admitted.callId, error };
@@ -349,7 +350,7 @@ class LedgerImpl implements Ledger {
 
   private abortGrant(grantId: string): void {
     for (const running of this.running.values()) {
-      if (running.grantId === grantId && !running.controller.signal.aborted) running.controller.abort(new LedgerError('ledger_unavailable', 'the grant was revoked'));
+      if (running.grantId === grantId && !running.controller.aborted) running.controller.abort(new LedgerError('ledger_unavailable', 'the grant was revoked'));
     }
   }
 
