@@ -1,0 +1,69 @@
+// `npm run bench [-- --quick] [-- --only 1,3]`: every scenario of docs/performance.md in one run, one
+// machine; prints a table and writes results/bench.json. Plain Node, no test runner.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { machine, revision } from './machine';
+import { admission } from './scenarios/admission';
+import { burst } from './scenarios/burst';
+import { memory } from './scenarios/memory';
+import { scale } from './scenarios/scale';
+import { durable } from './scenarios/durable';
+import { crossProcess } from './scenarios/crossProcess';
+import { longLog } from './scenarios/longLog';
+import type { BenchContext, ScenarioResult } from './scenarios/types';
+import { printTable } from './table';
+
+const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+  '1': admission,
+  '2': scale,
+  '3': burst,
+  '4': durable,
+  '5': crossProcess,
+  '6': longLog,
+  '7': memory,
+};
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : Object.keys(scenarios);
+  const outAt = argv.indexOf('--output');
+  const output = outAt >= 0 ? (argv[outAt + 1] as string) : path.join('results', quick ? 'bench.quick.json' : 'bench.json');
+  const ctx: BenchContext = { quick, log: (line) => process.stderr.write(line + '\n') };
+  const started = Date.now();
+  const facts = machine();
+  ctx.log(`bench${quick ? ' --quick' : ''}: ${facts.cpuModel} ×${facts.cpuCount}, ${facts.memoryGiB} GiB, Node ${facts.node}, ${facts.os}`);
+  const results: ScenarioResult[] = [];
+  for (const id of only) {
+    const run = scenarios[id];
+    if (run === undefined) throw new Error(`no scenario ${id}`);
+    const t0 = Date.now();
+    ctx.log(`scenario ${id}…`);
+    try {
+      results.push(await run(ctx));
+    } catch (error) {
+      results.push({ id, title: `scenario ${id}`, figures: {}, derived: {}, skipped: `failed: ${(error as Error).stack ?? String(error)}` });
+    }
+    ctx.log(`scenario ${id} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  const report = {
+    schemaVersion: 1,
+    createdAt: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    revision: revision(),
+    machine: facts,
+    durationSec: Math.round((Date.now() - started) / 100) / 10,
+    targets: results.filter((r) => r.target).map((r) => ({ scenario: r.id, ...r.target })),
+    scenarios: results,
+  };
+  mkdirSync(path.dirname(output), { recursive: true });
+  writeFileSync(output, JSON.stringify(report, null, 2) + '\n');
+  printTable(results);
+  ctx.log(`wrote ${output} in ${report.durationSec} s`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});
