@@ -5,6 +5,7 @@ import { verify, type LedgerEvent } from '../src';
 import { loadDataset, suiteNames, type Dataset, type SuiteData } from '../experiments/agentdojo/data';
 import { runAgentdojo, type AgentdojoResults, type ExperimentRun, type LogKey } from '../experiments/agentdojo/experiment';
 import { policyNames, type PolicyName } from '../experiments/agentdojo/policies';
+import { resultsJson } from '../experiments/agentdojo/resultsJson';
 import { runSuite, type SuiteRun } from '../experiments/agentdojo/runSuite';
 import { addSummaries, decisionsOf, emptySummary, labelPairs, summarize, type PolicySummary } from '../experiments/agentdojo/summarize';
 
@@ -14,7 +15,7 @@ const suite = (name: SuiteData['name']): SuiteData => dataset.suites.find((s) =>
 /** Every number of a results object, recomputed from its own logs and grant index only. */
 function recompute(results: AgentdojoResults): { suites: Record<string, Record<PolicyName, PolicySummary>>; totals: Record<PolicyName, PolicySummary> } {
   const suites: Record<string, Record<PolicyName, PolicySummary>> = {};
-  let totals: Record<PolicyName, PolicySummary> = { A: emptySummary, B: emptySummary };
+  let totals = Object.fromEntries(policyNames.map((p) => [p, emptySummary])) as Record<PolicyName, PolicySummary>;
   for (const [name, s] of Object.entries(results.suites)) {
     const policies = {} as Record<PolicyName, PolicySummary>;
     for (const policy of policyNames) {
@@ -114,6 +115,24 @@ describe('the AgentDojo experiment, all four suites', () => {
   it('blocks a payment to an unknown account under B, where A (same tool) admits it', () => {
     expect(outcomes(findRun(run, 'banking', 'A'), 'user_task_3', 'injection_task_0')).toEqual(['admitted']);
     expect(outcomes(findRun(run, 'banking', 'B'), 'user_task_3', 'injection_task_0')).toEqual(['resource_not_permitted']);
+  });
+
+  it('admits under C every call that B admits (C only widens B with names from the prompt)', () => {
+    for (const name of suiteNames) {
+      const b = findRun(run, name, 'B');
+      const c = findRun(run, name, 'C');
+      for (const grant of b.grants) {
+        const inB = outcomes(b, grant.userTask, grant.injectionTask);
+        const inC = outcomes(c, grant.userTask, grant.injectionTask);
+        inB.forEach((o, i) => {
+          if (o === 'admitted') expect({ name, grant: `${grant.userTask} x ${String(grant.injectionTask)}`, i, c: inC[i] }).toEqual({ name, grant: `${grant.userTask} x ${String(grant.injectionTask)}`, i, c: 'admitted' });
+        });
+      }
+    }
+  });
+
+  it('writes a results file that parses back to the same results', () => {
+    expect(JSON.parse(resultsJson(run.results))).toEqual(JSON.parse(JSON.stringify(run.results)));
   });
 
   it('counts injection tasks without ground-truth calls as not measurable, and pairs as user tasks x measurable injections', () => {

@@ -112,7 +112,7 @@ export async function runAgentdojo(options: ExperimentOptions = {}): Promise<Exp
   const events: Partial<Record<LogKey, readonly LedgerEvent[]>> = {};
   const findings: SchemaFinding[] = [];
   const runs: SuiteRun[] = [];
-  let totals: Record<PolicyName, PolicySummary> = { A: emptySummary, B: emptySummary };
+  let totals = Object.fromEntries(policyNames.map((p) => [p, emptySummary])) as Record<PolicyName, PolicySummary>;
   let eventBytes = 0;
   for (const suite of dataset.suites.filter((s) => chosen.includes(s.name))) {
     const policies = {} as Record<PolicyName, PolicySummary>;

@@ -3,13 +3,17 @@ import type { SuiteData, SuiteName, UserTask } from './data';
 import { addressResource, named, webResource } from './resourceNames';
 import { kinds, suiteResourceRules, type Kind } from './suiteResources';
 
-/** A: exactly the task's tools, each resource kind they touch in full. B: A narrowed by the host's facts. */
-export const policyNames = ['A', 'B'] as const;
+/**
+ * A: exactly the task's tools, each resource kind they touch in full. B: A narrowed by the host's
+ * facts. C: B, where each narrowed kind also admits the names the user's own prompt spells out.
+ */
+export const policyNames = ['A', 'B', 'C'] as const;
 export type PolicyName = (typeof policyNames)[number];
 
 export const policyDescriptions: Readonly<Record<PolicyName, string>> = {
   A: "tools only: exactly the tools the task's ground-truth calls use; every resource kind those tools touch is granted whole",
   B: 'tools + facts: A, with each resource kind the environment facts enumerate narrowed to exactly those names, plus narrowing schemas built from the facts',
+  C: "tools + facts + prompt: B, where each kind B narrowed also admits the names written in the user's prompt (e-mail addresses, IBANs, www. addresses, quoted phrases); never narrower than B",
 };
 
 /** The budget every grant gets: calls scale with the task, bytes are one host-wide constant. */
@@ -82,6 +86,29 @@ export function factScopes(suite: SuiteName, facts: JsonObject): FactScopes {
   return { resources, narrowing };
 }
 
+const emailPattern = /[A-Za-z0-9._+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+const ibanPattern = /\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b/g;
+// Host labels in lowercase, so a sentence run on after the host ("www.x.com.They") ends the match.
+const webPattern = /\b(?:https?:\/\/)?www\.[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:\/[^\s'"]*)?/g;
+const quotedPattern = /'([^'\n]{1,120})'|"([^"\n]{1,120})"/g;
+
+/**
+ * Names the user's prompt spells out, per kind, found with fixed patterns (no task-specific rules):
+ * e-mail addresses, IBANs, `www.` addresses, and quoted phrases for the kinds named by free text.
+ */
+export function promptNames(prompt: string): ReadonlyMap<Kind, readonly string[]> {
+  const quoted = [...prompt.matchAll(quotedPattern)].map((m) => (m[1] ?? m[2] ?? '').trim()).filter((q) => q !== '');
+  const emails = (prompt.match(emailPattern) ?? []).map((e) => e.replace(/\.+$/, ''));
+  const urls = (prompt.match(webPattern) ?? []).map((u) => u.replace(/[.,;:!?)]+$/, ''));
+  const out = new Map<Kind, readonly string[]>([
+    [kinds.mailTo, emails.map(addressResource)],
+    [kinds.bankIban, (prompt.match(ibanPattern) ?? []).map((i) => named(kinds.bankIban, i))],
+    [kinds.web, urls.map(webResource)],
+  ]);
+  for (const kind of [kinds.hotel, kinds.car, kinds.restaurant, kinds.slackChannel, kinds.slackUser, kinds.bankFile] as const) out.set(kind, quoted.map((q) => named(kind, q)));
+  return out;
+}
+
 /** The tools a task's ground-truth calls use, in first-use order. */
 export function toolsOf(task: UserTask): string[] {
   return [...new Set(task.calls.map((c) => c.function))];
@@ -95,9 +122,13 @@ export function grantFor(suite: SuiteData, task: UserTask, policy: PolicyName, r
   const tools = toolsOf(task).filter((t) => registered.has(t));
   const rules = suiteResourceRules[suite.name];
   const touched = uniqueSorted(tools.flatMap((t) => rules[t]?.kinds ?? [])) as Kind[];
-  const resources = touched.flatMap((kind) => (policy === 'B' ? (facts.resources.get(kind) ?? [kind]) : [kind]));
+  const fromPrompt = policy === 'C' ? promptNames(task.prompt) : new Map<Kind, readonly string[]>();
+  const resources = touched.flatMap((kind) => {
+    const known = policy === 'A' ? undefined : facts.resources.get(kind);
+    return known === undefined ? [kind] : uniqueSorted([...known, ...(fromPrompt.get(kind) ?? [])]);
+  });
   const args: Record<string, JsonObject> = {};
-  if (policy === 'B') for (const tool of tools) if (facts.narrowing[tool] !== undefined) args[tool] = facts.narrowing[tool] as JsonObject;
+  if (policy !== 'A') for (const tool of tools) if (facts.narrowing[tool] !== undefined) args[tool] = facts.narrowing[tool] as JsonObject;
   return {
     tools,
     args,

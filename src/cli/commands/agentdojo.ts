@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runAgentdojo } from '../../../experiments/agentdojo/experiment';
+import { resultsJson } from '../../../experiments/agentdojo/resultsJson';
 import { formatAgentdojoTable } from '../../../experiments/agentdojo/table';
 import type { CliCommand } from '../command';
 import { processIo, type CliIo } from './verify';
@@ -45,7 +46,7 @@ export async function runAgentdojoCommand(args: readonly string[], io: CliIo = p
   const { results } = await runAgentdojo({ ...(parsed.dataDir !== undefined ? { dataDir: parsed.dataDir } : {}), onProgress: (line) => io.out(line) });
   const file = path.resolve(parsed.output);
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
+  writeFileSync(file, resultsJson(results));
   io.out(`\n${formatAgentdojoTable(results)}\n`);
   for (const f of results.schemaFindings) {
     io.out(`schema finding: ${f.suite}/${f.policy} ${f.tool} (${f.userTask}${f.injectionTask === null ? '' : ` x ${f.injectionTask}`}, call ${f.callIndex}): rejected invalid_arguments, accepted by the AgentDojo schema${f.closedSchemaAccepts ? '' : '; the closed schema refuses it'}`);
