@@ -173,7 +173,8 @@ class SqliteStore implements SqliteEventStore {
 function sqliteFailure(error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   const code = error.code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+  // Extended codes too (SQLITE_BUSY_TIMEOUT, SQLITE_BUSY_RECOVERY, SQLITE_LOCKED_SHAREDCACHE…).
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new LedgerError('ledger_unavailable', `the SQLite log stayed locked by another writer (${code})`, { cause: error });
   }
   return new LedgerError('store_failed', `the SQLite log could not record the batch (${code})`, { cause: error });
