@@ -97,3 +97,23 @@ describe('argument snapshots across realms', () => {
     expect(snapshotArguments({ k: new (class K {})() }).ok).toBe(false);
   });
 });
+
+describe('tool schemas: open objects', () => {
+  const compiler = new SchemaCompiler();
+
+  // Regression (found by the AgentDojo experiment): `{ type: 'object' }` without properties means
+  // any object, whether or not the field is nullable; it used to be closed to `{}` only.
+  it('leaves a nested object schema without properties open', () => {
+    const validate = compiler.compileToolSchema({
+      type: 'object',
+      properties: { attachments: { type: 'array', items: { type: 'object' } }, extra: { type: ['object', 'null'] } },
+    });
+    expect(validate({ attachments: [{ type: 'file', file_id: '19' }] })).toBe(true);
+    expect(validate({ extra: { anything: 1 } })).toBe(true);
+  });
+
+  it('still refuses undeclared top-level properties of a tool that declares none', () => {
+    expect(compiler.compileToolSchema({ type: 'object' })({ sneaky: 1 })).toBe(false);
+    expect(compiler.compileToolSchema({ type: 'object' })({})).toBe(true);
+  });
+});

@@ -13,7 +13,7 @@ function isObject(value: unknown): value is MutableSchema {
 
 /**
  * Closes object schemas that forgot `additionalProperties: false`, so an agent cannot smuggle
- * properties the tool never declared. Only plain `properties` schemas are closed, recursively through
+ * properties the tool never declared. Only schemas with `properties` are closed, recursively through
  * `properties` and `items`; a schema that composes objects (allOf/anyOf/…) or sets
  * `additionalProperties`/`unevaluatedProperties`/`patternProperties` itself keeps its own rule.
  */
@@ -21,7 +21,9 @@ export function closeObjectSchemas(schema: JsonValue): JsonValue {
   if (!isObject(schema)) return schema;
   const out: MutableSchema = { ...schema };
   const composes = combinators.some((k) => k in schema);
-  const declaresProperties = isObject(schema.properties) || schema.type === 'object';
+  // Only schemas that list their properties are closed: a bare `{ type: 'object' }` means "any
+  // object" (AgentDojo's email attachments), and closing it would refuse every real value.
+  const declaresProperties = isObject(schema.properties);
   if (declaresProperties && !composes && !('additionalProperties' in schema) && !('unevaluatedProperties' in schema) && !('patternProperties' in schema)) {
     out.additionalProperties = false;
   }
