@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
-import { canonicalJson } from '../src/domain/canonicalJson';
+import { canonicalJson, canonicalJsonOmitting } from '../src/domain/canonicalJson';
+import { sameCanonicalJson } from '../src/domain/sameJson';
 
 // The fast path must produce exactly the reference library's RFC 8785 text, since hashes depend on it.
 describe('canonicalJson', () => {
@@ -24,5 +25,26 @@ describe('canonicalJson', () => {
 
   it('throws like the library on non-finite numbers', () => {
     expect(() => canonicalJson({ n: Number.NaN })).toThrow();
+  });
+});
+
+describe('sameCanonicalJson', () => {
+  const envelope = ['seq', 'at', 'prevHash', 'hash'];
+  const value = fc.dictionary(fc.constantFrom('type', 'seq', 'at', 'callId', 'reserved', 'x'), fc.jsonValue(), { maxKeys: 6 });
+
+  it('agrees with comparing canonical texts, for equal, reordered and different values', () => {
+    fc.assert(
+      fc.property(value, value, fc.boolean(), (a, b, reuse) => {
+        const left = JSON.parse(JSON.stringify(a)) as object;
+        const right = (reuse ? { ...JSON.parse(JSON.stringify(a)), seq: 1, hash: 'h' } : JSON.parse(JSON.stringify(b))) as object;
+        return sameCanonicalJson(left, right, envelope) === (canonicalJson(left) === canonicalJsonOmitting(right, envelope));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('falls back to the texts for values that are not plain JSON', () => {
+    expect(sameCanonicalJson({ a: [1, undefined] }, { a: [1, null] }, [])).toBe(canonicalJson({ a: [1, undefined] }) === canonicalJson({ a: [1, null] }));
+    expect(sameCanonicalJson({ d: new Date(0) }, { d: '1970-01-01T00:00:00.000Z' }, [])).toBe(true);
   });
 });

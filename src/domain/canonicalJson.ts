@@ -92,20 +92,26 @@ export function canonicalJson(value: unknown): string {
 
 /** Canonical JSON of an object without one of its top-level keys (an event without its `hash`), with no copy of the object. */
 export function canonicalJsonWithout(value: object, omitted: string): string {
+  return canonicalJsonOmitting(value, [omitted]);
+}
+
+/** Canonical JSON of an object without some of its top-level keys, with no copy of the object. */
+export function canonicalJsonOmitting(value: object, omitted: readonly string[]): string {
   try {
     if ((value as { toJSON?: unknown }).toJSON != null || Array.isArray(value)) throw unusual;
     let out = '{';
     let first = true;
     for (const key of sortedKeys(value)) {
       const item = (value as Record<string, unknown>)[key];
-      if (key === omitted || item === undefined) continue;
+      if (item === undefined || omitted.includes(key)) continue;
       out += (first ? '' : ',') + quoteKey(key) + ':' + write(item, 1);
       first = false;
     }
     return out + '}';
   } catch (error) {
     if (error !== unusual) throw error;
-    const { [omitted]: _omitted, ...rest } = value as Record<string, unknown>;
+    const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    for (const key of omitted) delete rest[key];
     return canonicalize(rest);
   }
 }

@@ -46,8 +46,22 @@ const schema = {
 const ajv = new Ajv({ strict: false, allErrors: false });
 const validate = ajv.compile(schema);
 
+// Fast path: an object with a known `type` is valid exactly when that type's `then` schema accepts
+// it (every other branch's `if` fails), so one small validator decides; errors still come from the
+// full schema, so messages are unchanged.
+const byType = new Map<unknown, (event: unknown) => boolean>();
+for (const branch of schema.allOf) {
+  const type = (branch.if.properties.type as { const: string }).const;
+  const check = ajv.compile(branch.then);
+  byType.set(type, (event) => check(event) === true);
+}
+
 /** Says what is wrong with an event's shape, or undefined when it is well formed. */
 export function eventShapeProblem(event: unknown): string | undefined {
+  if (event !== null && typeof event === 'object' && !Array.isArray(event)) {
+    const check = byType.get((event as { type?: unknown }).type);
+    if (check !== undefined && check(event)) return undefined;
+  }
   if (validate(event)) return undefined;
   const first = validate.errors?.[0];
   return first ? `${first.instancePath || '(event)'} ${first.message ?? 'is malformed'}` : 'malformed event';

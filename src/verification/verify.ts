@@ -1,4 +1,4 @@
-import { canonicalJson } from '../domain/canonicalJson';
+import { sameCanonicalJson } from '../domain/sameJson';
 import { eventHash } from '../domain/chain';
 import { decide } from '../domain/decide';
 import { genesisHash, type LedgerEvent } from '../domain/events';
@@ -27,10 +27,70 @@ export interface VerifyOptions {
   readonly problemsMax?: number;
 }
 
-function payloadOf(event: LedgerEvent): string {
-  const { seq: _s, at: _a, prevHash: _p, hash: _h, ...payload } = event;
-  return canonicalJson(payload);
+const envelopeKeys = ['seq', 'at', 'prevHash', 'hash'] as const;
+
+/** A problem with where it belongs: the event's index in the log and its check's rank (verify's order). */
+export interface PlacedProblem {
+  readonly index: number;
+  readonly rank: number;
+  readonly problem: VerifyProblem;
 }
+
+/** Check ranks within one event, in the order `verify` reports them. */
+export const problemRank = { malformed: 0, sequence: 1, chain: 2, hash: 3, duplicate_call: 4, decision: 5 } as const;
+
+/**
+ * The fold behind `verify`: every check on every event, in order. `verifyParallel` runs it with the
+ * shape and hash checks off (a worker thread does those) and merges the problems by index and rank.
+ * Returns the number of events examined; `report` returning false stops collecting (not checking).
+ */
+export function checkLog(
+  events: Iterable<unknown>,
+  checks: { readonly shape: boolean; readonly hash: boolean },
+  report: (placed: PlacedProblem) => void,
+): number {
+  let state = initialState;
+  let expectedSeq = 1;
+  let prevHash = genesisHash;
+  let index = -1;
+  const callIds = new Set<string>();
+  const at = (seq: number, code: VerifyProblemCode, message: string): void => report({ index, rank: problemRank[code], problem: { seq, code, message } });
+  for (const raw of events) {
+    index++;
+    if (checks.shape) {
+      const shape = eventShapeProblem(raw);
+      if (shape !== undefined) {
+        const seqGuess = typeof (raw as { seq?: unknown })?.seq === 'number' ? (raw as { seq: number }).seq : expectedSeq;
+        at(seqGuess, 'malformed', `event is malformed: ${shape}`);
+        expectedSeq++;
+        continue;
+      }
+    }
+    const event = raw as LedgerEvent;
+    if (event.seq !== expectedSeq) at(event.seq, 'sequence', `expected seq ${expectedSeq}, found ${event.seq}`);
+    if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
+    if (checks.hash && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
+
+    if ((event.type === 'call.admitted' || event.type === 'call.rejected')) {
+      if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', 'callId already decided earlier in the log');
+      callIds.add(event.callId);
+    }
+    const decision = decide(state, commandFromEvent(event));
+    if (!decision.ok) {
+      at(event.seq, 'decision', `re-deciding refuses the command: ${decision.code}`);
+    } else if (decision.events.length !== 1 || !sameCanonicalJson(decision.events[0] as object, event, envelopeKeys)) {
+      const expected = decision.events[0];
+      const detail = expected === undefined ? 'no event' : expected.type === 'call.rejected' ? `call.rejected (${expected.reason})` : expected.type;
+      at(event.seq, 'decision', `re-deciding yields ${detail}, the log has ${event.type === 'call.rejected' ? `call.rejected (${event.reason})` : event.type}`);
+    }
+    state = evolve(state, event);
+    prevHash = event.hash;
+    expectedSeq = event.seq + 1;
+  }
+  return index + 1;
+}
+
+export const hashProblemMessage = 'hash does not match the event content';
 
 /**
  * Checks a log end to end: sequence numbers, the hash chain, each event's hash, and that `decide`,
@@ -40,43 +100,8 @@ function payloadOf(event: LedgerEvent): string {
 export function verify(events: Iterable<unknown>, options: VerifyOptions = {}): VerifyResult {
   const problemsMax = options.problemsMax ?? 1_000;
   const problems: VerifyProblem[] = [];
-  const report = (seq: number, code: VerifyProblemCode, message: string): void => {
-    if (problems.length < problemsMax) problems.push({ seq, code, message });
-  };
-  let state = initialState;
-  let expectedSeq = 1;
-  let prevHash = genesisHash;
-  let checked = 0;
-  const callIds = new Set<string>();
-  for (const raw of events) {
-    checked++;
-    const shape = eventShapeProblem(raw);
-    const seqGuess = typeof (raw as { seq?: unknown })?.seq === 'number' ? (raw as { seq: number }).seq : expectedSeq;
-    if (shape !== undefined) {
-      report(seqGuess, 'malformed', `event is malformed: ${shape}`);
-      expectedSeq++;
-      continue;
-    }
-    const event = raw as LedgerEvent;
-    if (event.seq !== expectedSeq) report(event.seq, 'sequence', `expected seq ${expectedSeq}, found ${event.seq}`);
-    if (event.prevHash !== prevHash) report(event.seq, 'chain', 'prevHash does not match the previous event');
-    if (eventHash(event) !== event.hash) report(event.seq, 'hash', 'hash does not match the event content');
-
-    if ((event.type === 'call.admitted' || event.type === 'call.rejected')) {
-      if (callIds.has(event.callId)) report(event.seq, 'duplicate_call', 'callId already decided earlier in the log');
-      callIds.add(event.callId);
-    }
-    const decision = decide(state, commandFromEvent(event));
-    if (!decision.ok) {
-      report(event.seq, 'decision', `re-deciding refuses the command: ${decision.code}`);
-    } else if (decision.events.length !== 1 || canonicalJson(decision.events[0]) !== payloadOf(event)) {
-      const expected = decision.events[0];
-      const detail = expected === undefined ? 'no event' : expected.type === 'call.rejected' ? `call.rejected (${expected.reason})` : expected.type;
-      report(event.seq, 'decision', `re-deciding yields ${detail}, the log has ${event.type === 'call.rejected' ? `call.rejected (${event.reason})` : event.type}`);
-    }
-    state = evolve(state, event);
-    prevHash = event.hash;
-    expectedSeq = event.seq + 1;
-  }
+  const checked = checkLog(events, { shape: true, hash: true }, ({ problem }) => {
+    if (problems.length < problemsMax) problems.push(problem);
+  });
   return { ok: problems.length === 0, checked, problems };
 }

@@ -1,0 +1,34 @@
+/**
+ * The events of a JSON Lines log, one per non-blank line (a trailing `\r` is dropped). A line that is
+ * not JSON yields its text, which the shape check reports as malformed.
+ */
+export function* jsonLines(bytes: Uint8Array): Generator<unknown> {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let start = 0;
+  while (start < buf.length) {
+    let end = buf.indexOf(10, start);
+    if (end < 0) end = buf.length;
+    let stop = end;
+    if (stop > start && buf[stop - 1] === 13) stop--;
+    const line = buf.toString('utf8', start, stop);
+    start = end + 1;
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line) as unknown;
+    } catch {
+      value = line;
+    }
+    yield value;
+  }
+}
+
+/** The log's bytes in memory a worker thread can read without a copy. */
+export function sharedBytes(log: string | Uint8Array): Uint8Array {
+  if (typeof log !== 'string' && log.buffer instanceof SharedArrayBuffer) return log;
+  const length = typeof log === 'string' ? Buffer.byteLength(log, 'utf8') : log.byteLength;
+  const shared = Buffer.from(new SharedArrayBuffer(length));
+  if (typeof log === 'string') shared.write(log, 'utf8');
+  else shared.set(log);
+  return new Uint8Array(shared.buffer, 0, length);
+}

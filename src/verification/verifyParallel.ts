@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { jsonLines, sharedBytes } from './jsonLines';
+import { checkLog, hashProblemMessage, problemRank, verify, type PlacedProblem, type VerifyOptions, type VerifyResult } from './verify';
+import type { WorkerReport } from './verifyWorker';
+
+/**
+ * `verify` for a long log given as JSON Lines (one event per line, as text or bytes), on two cores:
+ * a worker thread checks every event's shape and hash from shared memory while this thread parses
+ * the same lines, folds them and re-decides every decision. The result equals
+ * `verify(lines parsed)` (problems in the same order, same `checked`); when the worker finds a
+ * malformed event, or cannot start (e.g. running from TypeScript sources), the sequential `verify`
+ * runs instead. For a log already in memory as objects use `verify`: copying objects to a worker
+ * costs more than hashing them.
+ */
+export async function verifyParallel(log: string | Uint8Array, options: VerifyOptions = {}): Promise<VerifyResult> {
+  const bytes = sharedBytes(log);
+  const sequential = (): VerifyResult => verify(jsonLines(bytes), options);
+  const script = path.join(__dirname, 'verifyWorker.js');
+  if (!existsSync(script)) return sequential();
+  const worker = new Worker(script, { workerData: { bytes } });
+  const report = new Promise<WorkerReport | undefined>((resolve) => {
+    worker.once('message', (r: WorkerReport) => resolve(r));
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+  const placed: PlacedProblem[] = [];
+  let checked: number;
+  try {
+    // Shape is the worker's: a malformed event can make the fold throw; then the sequential path decides.
+    checked = checkLog(jsonLines(bytes), { shape: false, hash: false }, (p) => placed.push(p));
+  } catch {
+    await worker.terminate();
+    return sequential();
+  }
+  const fromWorker = await report;
+  await worker.terminate();
+  if (fromWorker === undefined || fromWorker.malformed) return sequential();
+  if (fromWorker.hashMismatches.length > 0) {
+    const seqs = seqsAt(bytes, fromWorker.hashMismatches);
+    for (const index of fromWorker.hashMismatches) {
+      placed.push({ index, rank: problemRank.hash, problem: { seq: seqs.get(index) as number, code: 'hash', message: hashProblemMessage } });
+    }
+    placed.sort((a, b) => a.index - b.index || a.rank - b.rank);
+  }
+  const problems = placed.slice(0, options.problemsMax ?? 1_000).map((p) => p.problem);
+  return { ok: problems.length === 0, checked, problems };
+}
+
+/** The `seq` of the events at some indices (only for hash problems, which are rare). */
+function seqsAt(bytes: Uint8Array, indices: readonly number[]): Map<number, number> {
+  const wanted = new Set(indices);
+  const seqs = new Map<number, number>();
+  let index = 0;
+  for (const raw of jsonLines(bytes)) {
+    if (wanted.has(index)) seqs.set(index, (raw as { seq: number }).seq);
+    index++;
+  }
+  return seqs;
+}
