@@ -3,7 +3,7 @@ export { createLedger } from './stream/ledger';
 export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, Usage, Budget } from './stream/types';
 export { replay } from './verification/replay';
 export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, type VerifyOptions } from './verification/verify';
-export { verifyParallel } from './verification/verifyParallel';
+export { verifyParallel, type VerifyParallelOptions } from './verification/verifyParallel';
 export { decide, checkAuthority, type Decision, type HostCommandErrorCode } from './domain/decide';
 export { evolve } from './domain/evolve';
 export { initialState, type LedgerState, type GrantRecord, type ToolRecord, type InFlightCall } from './domain/state';

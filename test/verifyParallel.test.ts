@@ -63,3 +63,11 @@ describe('verifyParallel', () => {
     await expectSameAsVerify(events, 3);
   });
 });
+
+describe('verifyParallel worker share', () => {
+  it.each([0, 0.5, 1])('gives verify\'s result whatever share of the log the worker checks (%p)', async (workerShare) => {
+    const events = (await sampleLog()).map((e, i) => (i === 2 || i === 9 ? { ...e, hash: 'e'.repeat(64) } : e));
+    const parallel = await dist.verifyParallel(jsonl(events), { workerShare });
+    expect(parallel).toEqual(dist.verify(parsed(events)));
+  });
+});

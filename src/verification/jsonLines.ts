@@ -2,8 +2,8 @@
  * The events of a JSON Lines log, one per non-blank line (a trailing `\r` is dropped). A line that is
  * not JSON yields its text, which the shape check reports as malformed.
  */
-export function* jsonLines(bytes: Uint8Array): Generator<unknown> {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export function* jsonLines(bytes: Uint8Array, byteEnd = bytes.byteLength): Generator<unknown> {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, byteEnd);
   let start = 0;
   while (start < buf.length) {
     let end = buf.indexOf(10, start);
@@ -31,4 +31,21 @@ export function sharedBytes(log: string | Uint8Array): Uint8Array {
   if (typeof log === 'string') shared.write(log, 'utf8');
   else shared.set(log);
   return new Uint8Array(shared.buffer, 0, length);
+}
+
+/** The first line boundary at or after `fraction` of the bytes, and how many non-blank lines lie before it. */
+export function lineBoundary(bytes: Uint8Array, fraction: number): { readonly lines: number; readonly byteEnd: number } {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const target = Math.floor(buf.length * fraction);
+  if (target <= 0) return { lines: 0, byteEnd: 0 };
+  let lines = 0;
+  let start = 0;
+  while (start < buf.length && start < target) {
+    let end = buf.indexOf(10, start);
+    if (end < 0) end = buf.length;
+    // Event lines start with '{'; anything else is decoded to tell blank from malformed.
+    if (buf[start] === 123 || buf.toString('utf8', start, end).trim() !== '') lines++;
+    start = end + 1;
+  }
+  return { lines, byteEnd: Math.min(start, buf.length) };
 }

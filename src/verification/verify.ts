@@ -41,12 +41,13 @@ export const problemRank = { malformed: 0, sequence: 1, chain: 2, hash: 3, dupli
 
 /**
  * The fold behind `verify`: every check on every event, in order. `verifyParallel` runs it with the
- * shape and hash checks off (a worker thread does those) and merges the problems by index and rank.
+ * shape and hash checks of a prefix left to a worker thread and merges the problems by index and rank.
  * Returns the number of events examined; `report` returning false stops collecting (not checking).
  */
 export function checkLog(
   events: Iterable<unknown>,
-  checks: { readonly shape: boolean; readonly hash: boolean },
+  /** Shape and hash are checked from these indices on (0: every event; verifyParallel leaves a prefix to its worker). */
+  checks: { readonly shapeFrom: number; readonly hashFrom: number },
   report: (placed: PlacedProblem) => void,
 ): number {
   let state = initialState;
@@ -57,7 +58,7 @@ export function checkLog(
   const at = (seq: number, code: VerifyProblemCode, message: string): void => report({ index, rank: problemRank[code], problem: { seq, code, message } });
   for (const raw of events) {
     index++;
-    if (checks.shape) {
+    if (index >= checks.shapeFrom) {
       const shape = eventShapeProblem(raw);
       if (shape !== undefined) {
         const seqGuess = typeof (raw as { seq?: unknown })?.seq === 'number' ? (raw as { seq: number }).seq : expectedSeq;
@@ -69,7 +70,7 @@ export function checkLog(
     const event = raw as LedgerEvent;
     if (event.seq !== expectedSeq) at(event.seq, 'sequence', `expected seq ${expectedSeq}, found ${event.seq}`);
     if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
-    if (checks.hash && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
+    if (index >= checks.hashFrom && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
 
     if ((event.type === 'call.admitted' || event.type === 'call.rejected')) {
       if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', 'callId already decided earlier in the log');
@@ -100,7 +101,7 @@ export const hashProblemMessage = 'hash does not match the event content';
 export function verify(events: Iterable<unknown>, options: VerifyOptions = {}): VerifyResult {
   const problemsMax = options.problemsMax ?? 1_000;
   const problems: VerifyProblem[] = [];
-  const checked = checkLog(events, { shape: true, hash: true }, ({ problem }) => {
+  const checked = checkLog(events, { shapeFrom: 0, hashFrom: 0 }, ({ problem }) => {
     if (problems.length < problemsMax) problems.push(problem);
   });
   return { ok: problems.length === 0, checked, problems };

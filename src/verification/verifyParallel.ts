@@ -1,25 +1,37 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { jsonLines, sharedBytes } from './jsonLines';
+import { jsonLines, lineBoundary, sharedBytes } from './jsonLines';
 import { checkLog, hashProblemMessage, problemRank, verify, type PlacedProblem, type VerifyOptions, type VerifyResult } from './verify';
 import type { WorkerReport } from './verifyWorker';
 
 /**
  * `verify` for a long log given as JSON Lines (one event per line, as text or bytes), on two cores:
- * a worker thread checks every event's shape and hash from shared memory while this thread parses
- * the same lines, folds them and re-decides every decision. The result equals
+ * a worker thread checks the shape and hash of the events in the first `workerShare` of the bytes,
+ * from shared memory, while this thread parses every line, folds and re-decides, and checks the
+ * shape and hash of the rest. The result equals
  * `verify(lines parsed)` (problems in the same order, same `checked`); when the worker finds a
  * malformed event, or cannot start (e.g. running from TypeScript sources), the sequential `verify`
  * runs instead. For a log already in memory as objects use `verify`: copying objects to a worker
  * costs more than hashing them.
  */
-export async function verifyParallel(log: string | Uint8Array, options: VerifyOptions = {}): Promise<VerifyResult> {
+export interface VerifyParallelOptions extends VerifyOptions {
+  /**
+   * Share of the log (by bytes, from the start) whose shape and hash the worker checks; the main
+   * thread checks the rest besides folding everything. Default 0.85 (balances the two threads on our bench machine).
+   */
+  readonly workerShare?: number;
+}
+
+export async function verifyParallel(log: string | Uint8Array, options: VerifyParallelOptions = {}): Promise<VerifyResult> {
   const bytes = sharedBytes(log);
   const sequential = (): VerifyResult => verify(jsonLines(bytes), options);
   const script = path.join(__dirname, 'verifyWorker.js');
   if (!existsSync(script)) return sequential();
-  const worker = new Worker(script, { workerData: { bytes } });
+  const share = options.workerShare ?? 0.85;
+  if (!(share >= 0 && share <= 1)) throw new RangeError('workerShare must be between 0 and 1');
+  const split = lineBoundary(bytes, share);
+  const worker = new Worker(script, { workerData: { bytes, byteEnd: split.byteEnd } });
   const report = new Promise<WorkerReport | undefined>((resolve) => {
     worker.once('message', (r: WorkerReport) => resolve(r));
     worker.once('error', () => resolve(undefined));
@@ -29,7 +41,7 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyOp
   let checked: number;
   try {
     // Shape is the worker's: a malformed event can make the fold throw; then the sequential path decides.
-    checked = checkLog(jsonLines(bytes), { shape: false, hash: false }, (p) => placed.push(p));
+    checked = checkLog(jsonLines(bytes), { shapeFrom: split.lines, hashFrom: split.lines }, (p) => placed.push(p));
   } catch {
     await worker.terminate();
     return sequential();
@@ -42,8 +54,8 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyOp
     for (const index of fromWorker.hashMismatches) {
       placed.push({ index, rank: problemRank.hash, problem: { seq: seqs.get(index) as number, code: 'hash', message: hashProblemMessage } });
     }
-    placed.sort((a, b) => a.index - b.index || a.rank - b.rank);
   }
+  placed.sort((a, b) => a.index - b.index || a.rank - b.rank);
   const problems = placed.slice(0, options.problemsMax ?? 1_000).map((p) => p.problem);
   return { ok: problems.length === 0, checked, problems };
 }

@@ -1,5 +1,5 @@
-// Worker side of verifyParallel: the per-event checks that need no state (shape and hash) over the
-// whole log, read from shared memory, while the main thread folds and re-decides.
+// Worker side of verifyParallel: the per-event checks that need no state (shape and hash) over a
+// prefix of the log, read from shared memory, while the main thread folds and re-decides.
 import { parentPort, workerData } from 'node:worker_threads';
 import { eventHash } from '../domain/chain';
 import type { LedgerEvent } from '../domain/events';
@@ -13,11 +13,11 @@ export interface WorkerReport {
   readonly hashMismatches: readonly number[];
 }
 
-const { bytes } = workerData as { bytes: Uint8Array };
+const { bytes, byteEnd } = workerData as { bytes: Uint8Array; byteEnd: number };
 let malformed = false;
 const hashMismatches: number[] = [];
 let index = 0;
-for (const raw of jsonLines(bytes)) {
+for (const raw of jsonLines(bytes, byteEnd)) {
   if (eventShapeProblem(raw) !== undefined) {
     malformed = true;
     break;
