@@ -1,19 +1,22 @@
 /**
- * A persistent hashed map of frozen plain data: a 64-slot top array, 64-slot middle arrays, and
- * leaves that hold `[key, value, key, value, …]` flat.
+ * A persistent hashed map of frozen plain data: a trie of 64-slot arrays, three levels deep (18 bits
+ * of the key's hash), whose leaves hold `[key, value, key, value, …]` flat.
  *
  * Why this shape: the state must stay frozen, structurally shared, deep-equal comparable and
- * JSON-serializable (snapshots), and one event must cost the same with 100 grants as with 100,000.
- * A write copies one top array, one middle array and one leaf (n / 4096 pairs) and shares the rest.
- * Arrays rather than objects: V8 copies a frozen array of 64 slots in tens of ns, while copying an
- * object with 64 integer-like keys, or creating objects keyed by ever-new ids (hidden-class churn),
- * costs µs. Empty slots are `null` (not holes), so a JSON round trip gives back an equal value.
+ * JSON-serializable (snapshots), and one event must cost about the same with 100 grants as with
+ * 100,000. A write copies three 64-slot arrays and one leaf and shares everything else; with
+ * 262,144 leaves a leaf holds about one key even at 100,000 grants, so a lookup compares one or two
+ * keys instead of scanning (and cache-missing through) a long leaf. Arrays rather than objects: V8
+ * copies a frozen array of 64 slots in tens of ns, while copying an object with 64 integer-like keys,
+ * or creating objects keyed by ever-new ids (hidden-class churn), costs µs. Empty slots are `null`
+ * (not holes), so a JSON round trip gives back an equal value.
  */
 export type ShardLeaf<V> = readonly (string | V)[];
-export type ShardMid<V> = readonly (ShardLeaf<V> | null)[];
-export type ShardedMap<V> = readonly (ShardMid<V> | null)[];
+export type ShardNode<V> = readonly (ShardNode<V> | ShardLeaf<V> | null)[];
+export type ShardedMap<V> = ShardNode<V>;
 
 const fanout = 64;
+const levels = 3;
 const emptyMap: ShardedMap<never> = Object.freeze([]);
 
 // FNV-1a over UTF-16 code units: cheap, and spreads random and sequential keys alike.
@@ -25,6 +28,8 @@ function slot(key: string): number {
   }
   return h >>> 0;
 }
+
+const indexAt = (h: number, level: number): number => (h >>> (6 * level)) & 63;
 
 function indexOfKey<V>(leaf: ShardLeaf<V>, key: string): number {
   for (let i = 0; i < leaf.length; i += 2) if (leaf[i] === key) return i;
@@ -44,10 +49,18 @@ export function emptyShardedMap<V>(): ShardedMap<V> {
   return emptyMap;
 }
 
+function leafOf<V>(map: ShardedMap<V>, h: number): ShardLeaf<V> | undefined {
+  let node: ShardNode<V> | ShardLeaf<V> | null | undefined = map;
+  for (let level = 0; level < levels; level++) {
+    node = (node as ShardNode<V>)[indexAt(h, level)];
+    if (node === undefined || node === null) return undefined;
+  }
+  return node as ShardLeaf<V>;
+}
+
 export function shardGet<V>(map: ShardedMap<V>, key: string): V | undefined {
-  const h = slot(key);
-  const leaf = map[h & 63]?.[(h >>> 6) & 63];
-  if (leaf === undefined || leaf === null) return undefined;
+  const leaf = leafOf(map, slot(key));
+  if (leaf === undefined) return undefined;
   const i = indexOfKey(leaf, key);
   return i < 0 ? undefined : (leaf[i + 1] as V);
 }
@@ -58,49 +71,64 @@ export function shardGet<V>(map: ShardedMap<V>, key: string): V | undefined {
  */
 export function shardWith<V>(map: ShardedMap<V>, key: string, value: V): ShardedMap<V> {
   const h = slot(key);
-  const a = h & 63;
-  const b = (h >>> 6) & 63;
-  const mid = map.length === 0 ? null : (map[a] as ShardMid<V> | null);
-  const leaf = mid === null ? null : (mid[b] as ShardLeaf<V> | null);
-  let nextLeaf: (string | V)[];
-  if (leaf === null) nextLeaf = [key, value];
-  else {
-    nextLeaf = [...leaf];
-    const i = indexOfKey(leaf, key);
-    if (i < 0) nextLeaf.push(key, value);
-    else nextLeaf[i + 1] = value;
+  // The path from the root to the leaf (nulls where it does not exist yet).
+  const path: (ShardNode<V> | null)[] = [];
+  let node: ShardNode<V> | null = map.length === 0 ? null : map;
+  for (let level = 0; level < levels; level++) {
+    path.push(node);
+    node = node === null ? null : ((node[indexAt(h, level)] ?? null) as ShardNode<V> | null);
   }
-  const nextMid = mid === null ? nullSlots<ShardLeaf<V>>() : [...mid];
-  nextMid[b] = Object.freeze(nextLeaf);
-  const nextMap = map.length === 0 ? nullSlots<ShardMid<V>>() : [...map];
-  nextMap[a] = Object.freeze(nextMid);
-  return Object.freeze(nextMap);
+  const leaf = node as ShardLeaf<V> | null;
+  let next: ShardLeaf<V> | ShardNode<V>;
+  if (leaf === null) next = Object.freeze([key, value]);
+  else {
+    const copy = [...leaf];
+    const i = indexOfKey(leaf, key);
+    if (i < 0) copy.push(key, value);
+    else copy[i + 1] = value;
+    next = Object.freeze(copy);
+  }
+  for (let level = levels - 1; level >= 0; level--) {
+    const parent = path[level] as ShardNode<V> | null;
+    const copy = parent === null ? nullSlots<ShardNode<V> | ShardLeaf<V>>() : [...parent];
+    copy[indexAt(h, level)] = next;
+    next = Object.freeze(copy);
+  }
+  return next as ShardedMap<V>;
 }
 
 /** A new frozen map without `key`, pruning emptied nodes (so equal contents stay deep-equal); `map` itself when the key is absent. */
 export function shardWithout<V>(map: ShardedMap<V>, key: string): ShardedMap<V> {
   const h = slot(key);
-  const a = h & 63;
-  const b = (h >>> 6) & 63;
-  const mid = map.length === 0 ? null : (map[a] as ShardMid<V> | null);
-  const leaf = mid === null ? null : (mid[b] as ShardLeaf<V> | null);
-  const i = leaf === null ? -1 : indexOfKey(leaf, key);
-  if (mid === null || leaf === null || i < 0) return map;
-  const nextMid = [...mid];
-  nextMid[b] = leaf.length === 2 ? null : Object.freeze([...leaf.slice(0, i), ...leaf.slice(i + 2)]);
-  const nextMap = [...map];
-  nextMap[a] = allNull(nextMid) ? null : Object.freeze(nextMid);
-  return allNull(nextMap) ? emptyMap : Object.freeze(nextMap);
+  const path: ShardNode<V>[] = [];
+  let node: ShardNode<V> | ShardLeaf<V> | null | undefined = map;
+  for (let level = 0; level < levels; level++) {
+    if (node === undefined || node === null || node.length === 0) return map;
+    path.push(node as ShardNode<V>);
+    node = (node as ShardNode<V>)[indexAt(h, level)];
+  }
+  const leaf = node as ShardLeaf<V> | null | undefined;
+  const i = leaf === undefined || leaf === null ? -1 : indexOfKey(leaf, key);
+  if (leaf === undefined || leaf === null || i < 0) return map;
+  let next: ShardNode<V> | ShardLeaf<V> | null = leaf.length === 2 ? null : Object.freeze([...leaf.slice(0, i), ...leaf.slice(i + 2)]);
+  for (let level = levels - 1; level >= 0; level--) {
+    const copy = [...(path[level] as ShardNode<V>)];
+    copy[indexAt(h, level)] = next;
+    next = allNull(copy) ? null : Object.freeze(copy);
+  }
+  return next === null ? emptyMap : (next as ShardedMap<V>);
+}
+
+function* leaves<V>(node: ShardNode<V>, level: number): IterableIterator<ShardLeaf<V>> {
+  for (const child of node) {
+    if (child === null) continue;
+    if (level === levels - 1) yield child as ShardLeaf<V>;
+    else yield* leaves(child as ShardNode<V>, level + 1);
+  }
 }
 
 export function* shardEntries<V>(map: ShardedMap<V>): IterableIterator<[string, V]> {
-  for (const mid of map) {
-    if (mid === null) continue;
-    for (const leaf of mid) {
-      if (leaf === null) continue;
-      for (let i = 0; i < leaf.length; i += 2) yield [leaf[i] as string, leaf[i + 1] as V];
-    }
-  }
+  for (const leaf of leaves(map, 0)) for (let i = 0; i < leaf.length; i += 2) yield [leaf[i] as string, leaf[i + 1] as V];
 }
 
 export function* shardValues<V>(map: ShardedMap<V>): IterableIterator<V> {

@@ -12,7 +12,9 @@ export interface AttachedTool {
 export class ToolRegistry {
   readonly compiler = new SchemaCompiler();
   private readonly tools = new Map<string, AttachedTool>();
-  private readonly narrowing = new Map<string, ArgumentValidator | null>();
+  // Keyed by the grant's (frozen, shared) narrowing schema object: no per-call key string, and the
+  // entry goes away with the grant's state.
+  private readonly narrowing = new WeakMap<object, ArgumentValidator>();
 
   has(name: string): boolean {
     return this.tools.has(name);
@@ -26,14 +28,14 @@ export class ToolRegistry {
     this.tools.set(definition.name, { definition, validate });
   }
 
-  /** The grant's narrowing validator for a tool, compiled on first use (cached by schema). */
+  /** The grant's narrowing validator for a tool, or null when it has none (compiled on first use, cached by schema). */
   narrowingFor(grant: GrantRecord, tool: string): ArgumentValidator | null {
-    const key = `${grant.grantId}\u0000${tool}`;
-    let validator = this.narrowing.get(key);
+    const schema = Object.prototype.hasOwnProperty.call(grant.scope.args, tool) ? grant.scope.args[tool] : undefined;
+    if (schema === undefined) return null;
+    let validator = this.narrowing.get(schema);
     if (validator === undefined) {
-      const schema = Object.prototype.hasOwnProperty.call(grant.scope.args, tool) ? grant.scope.args[tool] : undefined;
-      validator = schema === undefined ? null : this.compiler.compileNarrowing(schema);
-      this.narrowing.set(key, validator);
+      validator = this.compiler.compileNarrowing(schema);
+      this.narrowing.set(schema, validator);
     }
     return validator;
   }
