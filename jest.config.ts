@@ -7,8 +7,9 @@ const config: Config = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    // Types are checked once by `tsc -p tsconfig.test.json` in `pretest`; here we only transpile.
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+    // Types are checked once by `tsc -p tsconfig.test.json` in `pretest`; here we only transpile
+    // (ts-jest transpiles file by file when that tsconfig sets `isolatedModules`).
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
   testTimeout: 60_000,
 };

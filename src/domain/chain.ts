@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import { canonicalJsonWithout } from './canonicalJson';
 import type { EventPayload, LedgerEvent } from './events';
-import { deepFreeze } from './freeze';
+import { freeze } from 'immer';
 
 // crypto.hash (Node >= 20.12) is a one-shot digest, about 3x faster than createHash for an event.
 const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
@@ -27,5 +27,5 @@ export function sealEvent(payload: EventPayload, at: number, head: { readonly se
   event.prevHash = head.hash;
   event.hash = '';
   event.hash = sha256Hex(canonicalJsonWithout(event, 'hash'));
-  return deepFreeze(event as unknown as LedgerEvent);
+  return freeze(event as unknown as LedgerEvent, true);
 }

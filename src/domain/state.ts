@@ -27,7 +27,7 @@ export interface InFlightCall {
   readonly seq: number;
 }
 
-/** The ledger's projection of its log. Frozen by immer; equal to `replay(events)`. */
+/** The ledger's projection of its log. Frozen throughout (records by immer, containers by hand: see evolve.ts); equal to `replay(events)`. */
 export interface LedgerState {
   /** Position of the last folded event: where the next event chains on. */
   readonly head: { readonly seq: number; readonly hash: string };
