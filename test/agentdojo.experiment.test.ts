@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import Ajv from 'ajv';
 import path from 'node:path';
 import { verify, type LedgerEvent } from '../src';
 import { loadDataset, suiteNames, type Dataset, type SuiteData } from '../experiments/agentdojo/data';
@@ -7,6 +6,7 @@ import { runAgentdojo, type AgentdojoResults, type ExperimentRun, type LogKey } 
 import { policyNames, type PolicyName } from '../experiments/agentdojo/policies';
 import { resultsJson } from '../experiments/agentdojo/resultsJson';
 import { runSuite, type SuiteRun } from '../experiments/agentdojo/runSuite';
+import { schemaFindings } from '../experiments/agentdojo/schemaFindings';
 import { addSummaries, decisionsOf, emptySummary, labelPairs, summarize, type PolicySummary } from '../experiments/agentdojo/summarize';
 
 const dataset: Dataset = loadDataset();
@@ -76,27 +76,19 @@ describe('the AgentDojo experiment, all four suites', () => {
     expect(again.totals).toEqual(copy.totals);
   });
 
-  it('admits every benign ground-truth call under policy A, except calls flagged as schema findings', () => {
+  it('admits every benign ground-truth call under policy A', () => {
     for (const name of suiteNames) {
       const r = findRun(run, name, 'A');
-      const flagged = new Set(run.results.schemaFindings.filter((f) => f.suite === name && f.policy === 'A' && f.injectionTask === null).map((f) => `${f.userTask}#${f.callIndex}`));
       for (const task of suite(name).userTasks) {
         const got = outcomes(r, task.id, null);
-        const expected = task.calls.map((_c, i) => (flagged.has(`${task.id}#${i}`) ? 'invalid_arguments' : 'admitted'));
-        expect({ task: `${name}/${task.id}`, got }).toEqual({ task: `${name}/${task.id}`, got: expected });
+        expect({ task: `${name}/${task.id}`, got }).toEqual({ task: `${name}/${task.id}`, got: task.calls.map(() => 'admitted') });
       }
     }
   });
 
-  it('flags as schema findings only benign calls that a plain validator accepts under the raw AgentDojo schema', () => {
-    const ajv = new Ajv({ strict: false });
-    for (const f of run.results.schemaFindings) {
-      const s = suite(f.suite);
-      const call = s.userTasks.find((t) => t.id === f.userTask)?.calls[f.callIndex];
-      const tool = s.tools.find((t) => t.name === f.tool);
-      expect(call?.function).toBe(f.tool);
-      expect(ajv.validate(tool?.parameters as object, call?.args)).toBe(true);
-    }
+  it('finds no call that the raw AgentDojo schema accepts and the ledger refuses as invalid_arguments', () => {
+    // Workspace user task 33 used to be one (object schemas without properties were closed to `{}`).
+    expect(run.results.schemaFindings).toEqual([]);
   });
 
   it('admits the benign calls of tasks whose facts cover every counterparty under policy B', () => {
@@ -194,6 +186,23 @@ describe('hand-built injections whose outcome is obvious', () => {
       ['user_task_dm', 'injection_task_traversal', 'tool_not_granted'],
     ]);
     expect(toolRuns).toBe(2); // only the two benign calls
+  });
+
+  it('reports as a schema finding a benign call the raw schema accepts and the ledger refuses', async () => {
+    // A schema that forgot `additionalProperties: false`: a plain validator accepts an undeclared
+    // property, the ledger refuses it (by design), and the detector must point at the call.
+    const open = (t: SuiteData['tools'][number]) => (t.name === 'read_channel_messages' ? { ...t, parameters: { type: 'object', properties: { channel: { type: 'string' } }, required: ['channel'] } } : t);
+    const extra: SuiteData = {
+      ...handmade,
+      tools: handmade.tools.map(open),
+      userTasks: [{ id: 'user_task_extra', prompt: 'read general', calls: [{ function: 'read_channel_messages', args: { channel: 'general', limit: 5 }, placeholder_args: null }] }],
+      injectionTasks: [],
+    };
+    const r = await runSuite(extra, 'A');
+    expect(outcomes(r, 'user_task_extra', null)).toEqual(['invalid_arguments']);
+    expect(schemaFindings(extra, r)).toEqual([
+      { suite: 'slack', policy: 'A', tool: 'read_channel_messages', userTask: 'user_task_extra', injectionTask: null, callIndex: 0, closedSchemaAccepts: false },
+    ]);
   });
 });
 
