@@ -66,8 +66,8 @@ export function shardGet<V>(map: ShardedMap<V>, key: string): V | undefined {
 }
 
 /**
- * A new frozen map with `key` set to `value` (which must already be frozen). This is what immer's
- * `produce` did on the earlier object shape, without proxy drafts.
+ * A new frozen map with `key` set to `value` (which must already be frozen): copy-on-write along one
+ * path, as immer's `produce` would do, without proxy drafts.
  */
 export function shardWith<V>(map: ShardedMap<V>, key: string, value: V): ShardedMap<V> {
   const h = slot(key);
