@@ -5,6 +5,7 @@ import type { Command } from '../domain/commands';
 import { checkAuthority, decide, type Decision } from '../domain/decide';
 import type { DecisionEvent, GrantScope, LedgerEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';
+import { TransientState } from '../domain/transientState';
 import type { JsonObject } from '../domain/json';
 import { limits, toolNamePattern } from '../domain/limits';
 import { rejectMessage, type ArgumentCheck, type RejectReason, type ResourceCheck } from '../domain/reasons';
@@ -267,10 +268,12 @@ class LedgerImpl implements Ledger {
   }
 
   private decideBatch(start: LedgerState, batch: readonly Request[]): { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } {
-    let state = start;
+    // Batch-local fold: each trie path is copied once per batch, not once per event; `start` stays untouched.
+    const transient = new TransientState(start);
     const sealed: LedgerEvent[] = [];
     const results: BatchResult[] = [];
     for (const request of batch) {
+      const state = transient.view;
       const at = this.clock();
       const command = request.kind === 'host' ? request.command(at) : this.admitCommand(state, request, at);
       if (command === undefined) {
@@ -286,14 +289,14 @@ class LedgerImpl implements Ledger {
       }
       const events: LedgerEvent[] = [];
       for (const payload of decision.events) {
-        const event = sealEvent(payload, at, state.head);
-        state = evolve(state, event);
+        const event = sealEvent(payload, at, transient.view.head);
+        transient.apply(event);
         events.push(event);
         sealed.push(event);
       }
       results.push({ kind: 'decided', events });
     }
-    return { state, sealed, results };
+    return { state: transient.commit(), sealed, results };
   }
 
   /** Turns an agent's call into a pure admit command, running host checks only when they can matter. */
