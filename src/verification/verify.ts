@@ -47,8 +47,11 @@ export const problemRank = { malformed: 0, sequence: 1, chain: 2, hash: 3, dupli
  */
 export function checkLog(
   events: Iterable<unknown>,
-  /** Shape and hash are checked from these indices on (0: every event; verifyParallel leaves a prefix to its worker). */
-  checks: { readonly shapeFrom: number; readonly hashFrom: number },
+  /**
+   * Shape and hash are checked from these indices on (0: every event; verifyParallel leaves a prefix
+   * to its worker); `duplicates: false` leaves the callId-reuse check to the worker too (it then sees the whole log).
+   */
+  checks: { readonly shapeFrom: number; readonly hashFrom: number; readonly duplicates: boolean },
   report: (placed: PlacedProblem) => void,
 ): number {
   // One transient fold over the whole log (committed every `foldBatch` events so the nodes it owns
@@ -76,8 +79,8 @@ export function checkLog(
     if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
     if (index >= checks.hashFrom && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
 
-    if ((event.type === 'call.admitted' || event.type === 'call.rejected')) {
-      if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', 'callId already decided earlier in the log');
+    if (checks.duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected')) {
+      if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', duplicateCallMessage);
       callIds.add(event.callId);
     }
     const decision = decide(fold.view, commandFromEvent(event));
@@ -100,6 +103,7 @@ export function checkLog(
 }
 
 export const hashProblemMessage = 'hash does not match the event content';
+export const duplicateCallMessage = 'callId already decided earlier in the log';
 
 /**
  * Checks a log end to end: sequence numbers, the hash chain, each event's hash, and that `decide`,
@@ -109,7 +113,7 @@ export const hashProblemMessage = 'hash does not match the event content';
 export function verify(events: Iterable<unknown>, options: VerifyOptions = {}): VerifyResult {
   const problemsMax = options.problemsMax ?? 1_000;
   const problems: VerifyProblem[] = [];
-  const checked = checkLog(events, { shapeFrom: 0, hashFrom: 0 }, ({ problem }) => {
+  const checked = checkLog(events, { shapeFrom: 0, hashFrom: 0, duplicates: true }, ({ problem }) => {
     if (problems.length < problemsMax) problems.push(problem);
   });
   return { ok: problems.length === 0, checked, problems };
