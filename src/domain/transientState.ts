@@ -20,7 +20,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * (test/evolveBatch.property.test.ts).
  */
 export class TransientState {
-  private root: Mutable<LedgerState>;
+  /** The batch's mutable root, made on the first `apply` (a one-event batch then costs what `evolve` does). */
+  private root: Mutable<LedgerState> | undefined;
   private committed: LedgerState;
   private readonly owned = new OwnedNodes();
 
@@ -30,15 +31,14 @@ export class TransientState {
       throw new TypeError('a transient fold needs a frozen state (evolve and snapshots produce one)');
     }
     this.committed = start;
-    this.root = { ...start };
   }
 
   get view(): LedgerState {
-    return this.root;
+    return this.root ?? this.committed;
   }
 
   apply(event: LedgerEvent): void {
-    const s = this.root;
+    const s = this.root ?? (this.root = { ...this.committed });
     s.head = Object.freeze({ seq: event.seq, hash: event.hash });
     switch (event.type) {
       case 'tool.registered':
@@ -76,10 +76,10 @@ export class TransientState {
 
   /** Freezes what the batch built and returns it; the transient carries on from there. */
   commit(): LedgerState {
-    if (this.root.head === this.committed.head) return this.committed;
+    if (this.root === undefined) return this.committed;
     this.owned.freezeOwned();
-    this.committed = Object.freeze({ ...this.root });
-    this.root = { ...this.committed };
+    this.committed = Object.freeze(this.root);
+    this.root = undefined;
     return this.committed;
   }
 }
