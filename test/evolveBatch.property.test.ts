@@ -121,4 +121,9 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
       { numRuns: 80 },
     );
   });
+
+  it('refuses a state that is not frozen, whose nodes it would otherwise change in place', () => {
+    const thawed = JSON.parse(JSON.stringify(fold(initialState, logOf([{ kind: 'issue', grant: 0, calls: 2 }])))) as LedgerState;
+    expect(() => new TransientState(thawed)).toThrow(TypeError);
+  });
 });
