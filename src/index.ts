@@ -6,6 +6,7 @@ export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, 
 export { verifyParallel, type VerifyParallelOptions } from './verification/verifyParallel';
 export { decide, checkAuthority, type Decision, type HostCommandErrorCode } from './domain/decide';
 export { evolve } from './domain/evolve';
+export { evolveBatch } from './domain/evolveBatch';
 export { initialState, type LedgerState, type GrantRecord, type ToolRecord, type InFlightCall } from './domain/state';
 export type { Command, AdmitCommand, IssueCommand, RevokeCommand, SettleCommand, RegisterToolCommand } from './domain/commands';
 export { rejectReasons, rejectMessage, isRejectReason, type RejectReason, type ArgumentCheck, type ResourceCheck } from './domain/reasons';

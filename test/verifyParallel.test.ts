@@ -58,6 +58,16 @@ describe('verifyParallel', () => {
     expect(await dist.verifyParallel(text)).toEqual(expected);
   });
 
+  it('reports a reused callId as verify does, also when the worker checks the whole log', async () => {
+    const events: Record<string, unknown>[] = (await sampleLog()).map((e) => ({ ...e }));
+    const decisions = events.map((e, i) => (e.type === 'call.admitted' || e.type === 'call.rejected' ? i : -1)).filter((i) => i >= 0);
+    const [first, later] = [decisions[0] as number, decisions[3] as number];
+    events[later] = { ...events[later], callId: events[first]?.callId };
+    await expectSameAsVerify(events);
+    expect((await dist.verifyParallel(jsonl(events))).problems.map((p) => p.code)).toContain('duplicate_call');
+    for (const workerShare of [0, 0.5]) expect(await dist.verifyParallel(jsonl(events), { workerShare })).toEqual(dist.verify(parsed(events)));
+  });
+
   it('keeps verify\'s order and cap of problems', async () => {
     const events = (await sampleLog()).map((e) => ({ ...e, hash: '0'.repeat(64) }));
     await expectSameAsVerify(events, 3);

@@ -1,3 +1,5 @@
+import { allNull, emptyMap, indexAt, indexOfKey, levels, nullSlots, slot } from './shardLayout';
+
 /**
  * A persistent hashed map of frozen plain data: a trie of 64-slot arrays, three levels deep (18 bits
  * of the key's hash), whose leaves hold `[key, value, key, value, …]` flat.
@@ -14,36 +16,6 @@
 export type ShardLeaf<V> = readonly (string | V)[];
 export type ShardNode<V> = readonly (ShardNode<V> | ShardLeaf<V> | null)[];
 export type ShardedMap<V> = ShardNode<V>;
-
-const fanout = 64;
-const levels = 3;
-const emptyMap: ShardedMap<never> = Object.freeze([]);
-
-// FNV-1a over UTF-16 code units: cheap, and spreads random and sequential keys alike.
-function slot(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-const indexAt = (h: number, level: number): number => (h >>> (6 * level)) & 63;
-
-function indexOfKey<V>(leaf: ShardLeaf<V>, key: string): number {
-  for (let i = 0; i < leaf.length; i += 2) if (leaf[i] === key) return i;
-  return -1;
-}
-
-function nullSlots<T>(): (T | null)[] {
-  return new Array<T | null>(fanout).fill(null);
-}
-
-function allNull(slots: readonly unknown[]): boolean {
-  for (const s of slots) if (s !== null) return false;
-  return true;
-}
 
 export function emptyShardedMap<V>(): ShardedMap<V> {
   return emptyMap;

@@ -5,6 +5,7 @@ import type { Command } from '../domain/commands';
 import { checkAuthority, decide, type Decision } from '../domain/decide';
 import type { DecisionEvent, GrantScope, LedgerEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';
+import { TransientState } from '../domain/transientState';
 import type { JsonObject } from '../domain/json';
 import { limits, toolNamePattern } from '../domain/limits';
 import { rejectMessage, type ArgumentCheck, type RejectReason, type ResourceCheck } from '../domain/reasons';
@@ -44,7 +45,6 @@ type Request = HostRequest | InvokeRequest;
 interface Running {
   readonly grantId: string;
   readonly controller: LazyAbort;
-  readonly settled: Promise<void>;
 }
 
 const invalidToolName = '(invalid-name)';
@@ -58,6 +58,8 @@ class LedgerImpl implements Ledger {
   private readonly stream: CommandStream<Request>;
   private readonly events$Subject = new Subject<LedgerEvent>();
   private readonly running = new Map<string, Running>();
+  /** Set while `close` waits for running tools: called when the last one has settled. */
+  private whenNoneRunning: (() => void) | undefined;
   private readonly nextCallId = callIdSource();
   private closing = false;
   readonly events$: Observable<LedgerEvent>;
@@ -165,7 +167,7 @@ class LedgerImpl implements Ledger {
     this.closing = true;
     await this.stream.idle();
     while (this.running.size > 0) {
-      await Promise.all(Array.from(this.running.values(), (r) => r.settled));
+      await new Promise<void>((resolve) => (this.whenNoneRunning = resolve));
       await this.stream.idle();
     }
     this.stream.stop();
@@ -178,31 +180,26 @@ class LedgerImpl implements Ledger {
   async invoke<Result>(token: string, tool: string, args: unknown): Promise<InvokeOutcome<Result>> {
     const callId = this.nextCallId();
     if (this.closing) return rejected(callId, 'ledger_unavailable');
-    const request: InvokeRequest = {
-      kind: 'invoke',
-      callId,
-      tokenDigest: typeof token === 'string' ? tokenDigest(token) : undefined,
-      tool: typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName,
-      args: snapshotArguments(args),
-      done: () => undefined,
-    };
+    const digest = typeof token === 'string' ? tokenDigest(token) : undefined;
+    const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
+    const snapshot = snapshotArguments(args);
+    // One request object per call, built where its `done` exists (a burst keeps 100,000 of them alive).
     const result = await new Promise<BatchResult>((resolve) => {
-      if (!this.stream.submit({ ...request, done: resolve })) resolve({ kind: 'unavailable', cause: 'queue full' });
+      const request: InvokeRequest = { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve };
+      if (!this.stream.submit(request)) resolve({ kind: 'unavailable', cause: 'queue full' });
     });
     if (result.kind !== 'decided') return rejected(callId, 'ledger_unavailable');
     const event = result.events[0];
     if (event === undefined || event.type !== 'call.admitted') {
       return rejected(callId, event?.type === 'call.rejected' ? event.reason : 'ledger_unavailable');
     }
-    return this.execute<Result>(event, request.args);
+    return this.execute<Result>(event, snapshot);
   }
 
   private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
-    let markSettled: () => void = () => undefined;
-    const settled = new Promise<void>((resolve) => (markSettled = resolve));
-    this.running.set(admitted.callId, { grantId: admitted.grantId, controller, settled });
+    this.running.set(admitted.callId, { grantId: admitted.grantId, controller });
     let outcome: InvokeOutcome<Result>;
     try {
       if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
@@ -221,7 +218,11 @@ class LedgerImpl implements Ledger {
       });
     });
     this.running.delete(admitted.callId);
-    markSettled();
+    if (this.running.size === 0 && this.whenNoneRunning !== undefined) {
+      const wake = this.whenNoneRunning;
+      this.whenNoneRunning = undefined;
+      wake();
+    }
     return outcome;
   }
 
@@ -267,10 +268,12 @@ class LedgerImpl implements Ledger {
   }
 
   private decideBatch(start: LedgerState, batch: readonly Request[]): { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } {
-    let state = start;
+    // Batch-local fold: each trie path is copied once per batch, not once per event; `start` stays untouched.
+    const transient = new TransientState(start);
     const sealed: LedgerEvent[] = [];
     const results: BatchResult[] = [];
     for (const request of batch) {
+      const state = transient.view;
       const at = this.clock();
       const command = request.kind === 'host' ? request.command(at) : this.admitCommand(state, request, at);
       if (command === undefined) {
@@ -286,14 +289,14 @@ class LedgerImpl implements Ledger {
       }
       const events: LedgerEvent[] = [];
       for (const payload of decision.events) {
-        const event = sealEvent(payload, at, state.head);
-        state = evolve(state, event);
+        const event = sealEvent(payload, at, transient.view.head);
+        transient.apply(event);
         events.push(event);
         sealed.push(event);
       }
       results.push({ kind: 'decided', events });
     }
-    return { state, sealed, results };
+    return { state: transient.commit(), sealed, results };
   }
 
   /** Turns an agent's call into a pure admit command, running host checks only when they can matter. */

@@ -1,3 +1,4 @@
+import { freeze } from 'immer';
 import { eventHash } from '../domain/chain';
 import { evolve } from '../domain/evolve';
 import { initialState, type LedgerState } from '../domain/state';
@@ -12,7 +13,9 @@ import { isSnapshotEventStore, type EventStore } from '../stores/eventStore';
 export function openLog(store: EventStore): LedgerState {
   const snapshots = isSnapshotEventStore(store) ? store : undefined;
   const snapshot = snapshots?.latestSnapshot();
-  let state = snapshot ?? initialState;
+  // Batch folds change only nodes that are not frozen yet (transientState.ts): a store's snapshot
+  // must come frozen; immer's deep freeze returns at once when it already is.
+  let state = snapshot === undefined ? initialState : freeze(snapshot, true);
   const events = snapshot !== undefined && snapshots !== undefined ? snapshots.loadAfter(snapshot.head.seq) : store.load();
   for (const event of events) {
     if (event.seq !== state.head.seq + 1) throw new LedgerError('invalid_log', `stored log is out of sequence: expected seq ${state.head.seq + 1}, found seq ${event.seq}`);

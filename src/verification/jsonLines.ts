@@ -12,7 +12,8 @@ export function* jsonLines(bytes: Uint8Array, byteEnd = bytes.byteLength): Gener
     if (stop > start && buf[stop - 1] === 13) stop--;
     const line = buf.toString('utf8', start, stop);
     start = end + 1;
-    if (line.trim() === '') continue;
+    // Event lines start with '{': only other lines can be blank.
+    if (line.charCodeAt(0) !== 123 && line.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(line) as unknown;

@@ -2,7 +2,7 @@ import { sameCanonicalJson } from '../domain/sameJson';
 import { eventHash } from '../domain/chain';
 import { decide } from '../domain/decide';
 import { genesisHash, type LedgerEvent } from '../domain/events';
-import { evolve } from '../domain/evolve';
+import { TransientState } from '../domain/transientState';
 import { initialState } from '../domain/state';
 import { commandFromEvent } from './commandFromEvent';
 import { eventShapeProblem } from './eventShape';
@@ -27,6 +27,7 @@ export interface VerifyOptions {
   readonly problemsMax?: number;
 }
 
+const foldBatch = 4_096;
 const envelopeKeys = ['seq', 'at', 'prevHash', 'hash'] as const;
 
 /** A problem with where it belongs: the event's index in the log and its check's rank (verify's order). */
@@ -46,11 +47,17 @@ export const problemRank = { malformed: 0, sequence: 1, chain: 2, hash: 3, dupli
  */
 export function checkLog(
   events: Iterable<unknown>,
-  /** Shape and hash are checked from these indices on (0: every event; verifyParallel leaves a prefix to its worker). */
-  checks: { readonly shapeFrom: number; readonly hashFrom: number },
+  /**
+   * Shape and hash are checked from these indices on (0: every event; verifyParallel leaves a prefix
+   * to its worker); `duplicates: false` leaves the callId-reuse check to the worker too (it then sees the whole log).
+   */
+  checks: { readonly shapeFrom: number; readonly hashFrom: number; readonly duplicates: boolean },
   report: (placed: PlacedProblem) => void,
 ): number {
-  let state = initialState;
+  // One transient fold over the whole log (committed every `foldBatch` events so the nodes it owns
+  // stay few): each trie path is copied once per batch instead of once per event.
+  const fold = new TransientState(initialState);
+  let sinceCommit = 0;
   let expectedSeq = 1;
   let prevHash = genesisHash;
   let index = -1;
@@ -72,11 +79,11 @@ export function checkLog(
     if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
     if (index >= checks.hashFrom && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
 
-    if ((event.type === 'call.admitted' || event.type === 'call.rejected')) {
-      if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', 'callId already decided earlier in the log');
+    if (checks.duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected')) {
+      if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', duplicateCallMessage);
       callIds.add(event.callId);
     }
-    const decision = decide(state, commandFromEvent(event));
+    const decision = decide(fold.view, commandFromEvent(event));
     if (!decision.ok) {
       at(event.seq, 'decision', `re-deciding refuses the command: ${decision.code}`);
     } else if (decision.events.length !== 1 || !sameCanonicalJson(decision.events[0] as object, event, envelopeKeys)) {
@@ -84,7 +91,11 @@ export function checkLog(
       const detail = expected === undefined ? 'no event' : expected.type === 'call.rejected' ? `call.rejected (${expected.reason})` : expected.type;
       at(event.seq, 'decision', `re-deciding yields ${detail}, the log has ${event.type === 'call.rejected' ? `call.rejected (${event.reason})` : event.type}`);
     }
-    state = evolve(state, event);
+    fold.apply(event);
+    if (++sinceCommit === foldBatch) {
+      fold.commit();
+      sinceCommit = 0;
+    }
     prevHash = event.hash;
     expectedSeq = event.seq + 1;
   }
@@ -92,6 +103,7 @@ export function checkLog(
 }
 
 export const hashProblemMessage = 'hash does not match the event content';
+export const duplicateCallMessage = 'callId already decided earlier in the log';
 
 /**
  * Checks a log end to end: sequence numbers, the hash chain, each event's hash, and that `decide`,
@@ -101,7 +113,7 @@ export const hashProblemMessage = 'hash does not match the event content';
 export function verify(events: Iterable<unknown>, options: VerifyOptions = {}): VerifyResult {
   const problemsMax = options.problemsMax ?? 1_000;
   const problems: VerifyProblem[] = [];
-  const checked = checkLog(events, { shapeFrom: 0, hashFrom: 0 }, ({ problem }) => {
+  const checked = checkLog(events, { shapeFrom: 0, hashFrom: 0, duplicates: true }, ({ problem }) => {
     if (problems.length < problemsMax) problems.push(problem);
   });
   return { ok: problems.length === 0, checked, problems };

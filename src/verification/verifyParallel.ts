@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { jsonLines, lineBoundary, sharedBytes } from './jsonLines';
-import { checkLog, hashProblemMessage, problemRank, verify, type PlacedProblem, type VerifyOptions, type VerifyResult } from './verify';
-import type { WorkerReport } from './verifyWorker';
+import { checkLog, duplicateCallMessage, hashProblemMessage, problemRank, verify, type PlacedProblem, type VerifyOptions, type VerifyResult } from './verify';
+import type { WorkerReport } from './workerChecks';
 
 /**
  * `verify` for a long log given as JSON Lines (one event per line, as text or bytes), on two cores:
@@ -18,7 +18,8 @@ import type { WorkerReport } from './verifyWorker';
 export interface VerifyParallelOptions extends VerifyOptions {
   /**
    * Share of the log (by bytes, from the start) whose shape and hash the worker checks; the main
-   * thread checks the rest besides folding everything. Default 0.85 (balances the two threads on our bench machine).
+   * thread checks the rest besides folding everything. Default 1: with the batch fold (transientState.ts)
+   * folding and re-deciding alone keeps this thread busier than shape, hash and callId checks keep the worker.
    */
   readonly workerShare?: number;
 }
@@ -28,10 +29,12 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyPa
   const sequential = (): VerifyResult => verify(jsonLines(bytes), options);
   const script = path.join(__dirname, 'verifyWorker.js');
   if (!existsSync(script)) return sequential();
-  const share = options.workerShare ?? 0.85;
+  const share = options.workerShare ?? 1;
   if (!(share >= 0 && share <= 1)) throw new RangeError('workerShare must be between 0 and 1');
-  const split = lineBoundary(bytes, share);
-  const worker = new Worker(script, { workerData: { bytes, byteEnd: split.byteEnd } });
+  // The worker covering the whole log (the default) also takes the callId-reuse check off this thread.
+  const split = share >= 1 ? { lines: Number.POSITIVE_INFINITY, byteEnd: bytes.byteLength } : lineBoundary(bytes, share);
+  const whole = split.byteEnd >= bytes.byteLength;
+  const worker = new Worker(script, { workerData: { bytes, byteEnd: split.byteEnd, duplicates: whole } });
   const report = new Promise<WorkerReport | undefined>((resolve) => {
     worker.once('message', (r: WorkerReport) => resolve(r));
     worker.once('error', () => resolve(undefined));
@@ -41,7 +44,8 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyPa
   let checked: number;
   try {
     // Shape is the worker's: a malformed event can make the fold throw; then the sequential path decides.
-    checked = checkLog(jsonLines(bytes), { shapeFrom: split.lines, hashFrom: split.lines }, (p) => placed.push(p));
+    const from = whole ? Number.POSITIVE_INFINITY : split.lines;
+    checked = checkLog(jsonLines(bytes), { shapeFrom: from, hashFrom: from, duplicates: !whole }, (p) => placed.push(p));
   } catch {
     await worker.terminate();
     return sequential();
@@ -49,10 +53,13 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyPa
   const fromWorker = await report;
   await worker.terminate();
   if (fromWorker === undefined || fromWorker.malformed) return sequential();
-  if (fromWorker.hashMismatches.length > 0) {
-    const seqs = seqsAt(bytes, fromWorker.hashMismatches);
+  if (fromWorker.hashMismatches.length > 0 || fromWorker.duplicateCalls.length > 0) {
+    const seqs = seqsAt(bytes, [...fromWorker.hashMismatches, ...fromWorker.duplicateCalls]);
     for (const index of fromWorker.hashMismatches) {
       placed.push({ index, rank: problemRank.hash, problem: { seq: seqs.get(index) as number, code: 'hash', message: hashProblemMessage } });
+    }
+    for (const index of fromWorker.duplicateCalls) {
+      placed.push({ index, rank: problemRank.duplicate_call, problem: { seq: seqs.get(index) as number, code: 'duplicate_call', message: duplicateCallMessage } });
     }
   }
   placed.sort((a, b) => a.index - b.index || a.rank - b.rank);

@@ -1,0 +1,85 @@
+import type { LedgerEvent } from './events';
+import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withUsage } from './records';
+import { shardGet } from './shardedMap';
+import { OwnedNodes, shardDeleteOwned, shardSetOwned } from './shardedMapTransient';
+import type { LedgerState } from './state';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A batch-local fold of events: `evolve` event by event, except that the root and the sharded maps'
+ * nodes it created itself are changed in place until `commit`, which freezes them. A batch of
+ * events therefore copies each touched trie path once instead of once per event; records (tools,
+ * grants, in-flight calls) are still new frozen values per change (records.ts), exactly as `evolve`
+ * makes them.
+ *
+ * `view` is the state after the events applied so far, for `decide` to read between events; it is
+ * valid only until the next `apply` (that may change it in place) and must not escape the batch.
+ * The state the batch started from is never changed, so a batch whose append fails is just dropped.
+ * `commit()` returns a frozen state deep-equal to folding the same events with `evolve`
+ * (test/evolveBatch.property.test.ts).
+ */
+export class TransientState {
+  /** The batch's mutable root, made on the first `apply` (a one-event batch then costs what `evolve` does). */
+  private root: Mutable<LedgerState> | undefined;
+  private committed: LedgerState;
+  private readonly owned = new OwnedNodes();
+
+  constructor(start: LedgerState) {
+    // Ownership is "not frozen" (shardedMapTransient.ts): a thawed state would be changed in place.
+    if (!Object.isFrozen(start) || !Object.isFrozen(start.grants) || !Object.isFrozen(start.tokens) || !Object.isFrozen(start.inFlight)) {
+      throw new TypeError('a transient fold needs a frozen state (evolve and snapshots produce one)');
+    }
+    this.committed = start;
+  }
+
+  get view(): LedgerState {
+    return this.root ?? this.committed;
+  }
+
+  apply(event: LedgerEvent): void {
+    const s = this.root ?? (this.root = { ...this.committed });
+    s.head = Object.freeze({ seq: event.seq, hash: event.hash });
+    switch (event.type) {
+      case 'tool.registered':
+        s.tools = Object.freeze({ ...s.tools, [event.tool]: toolRecord(event) });
+        return;
+      case 'grant.issued':
+        s.grants = shardSetOwned(s.grants, event.grantId, grantRecord(event), this.owned);
+        s.tokens = shardSetOwned(s.tokens, event.tokenDigest, event.grantId, this.owned);
+        return;
+      case 'grant.revoked': {
+        const grant = shardGet(s.grants, event.grantId);
+        if (grant !== undefined) s.grants = shardSetOwned(s.grants, event.grantId, revokedGrant(grant), this.owned);
+        return;
+      }
+      case 'call.admitted': {
+        const grant = shardGet(s.grants, event.grantId);
+        if (grant !== undefined) s.grants = shardSetOwned(s.grants, event.grantId, withUsage(grant, event.reserved.calls, event.reserved.inputBytes), this.owned);
+        s.inFlight = shardSetOwned(s.inFlight, event.callId, inFlightCall(event), this.owned);
+        return;
+      }
+      case 'call.rejected':
+        return;
+      case 'call.completed':
+        s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
+        return;
+      case 'call.failed': {
+        // Same order as `evolve`: the grant is read before the in-flight entry goes (they are independent).
+        const grant = shardGet(s.grants, event.grantId);
+        s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
+        if (grant !== undefined && refunds(event)) s.grants = shardSetOwned(s.grants, event.grantId, withUsage(grant, -event.refunded.calls, -event.refunded.inputBytes), this.owned);
+        return;
+      }
+    }
+  }
+
+  /** Freezes what the batch built and returns it; the transient carries on from there. */
+  commit(): LedgerState {
+    if (this.root === undefined) return this.committed;
+    this.owned.freezeOwned();
+    this.committed = Object.freeze(this.root);
+    this.root = undefined;
+    return this.committed;
+  }
+}

@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import { decide, evolve, initialState, sealEvent, shardGet, type Command, type LedgerEvent, type LedgerState } from '../src';
+import { evolveBatch } from '../src/domain/evolveBatch';
+import { TransientState } from '../src/domain/transientState';
+
+const T0 = 1_000_000;
+// Grant and call ids, including three call ids whose 18-bit hashes collide (one shared leaf), so
+// leaves holding several keys are grown, updated and pruned too.
+const grantIds = ['g0', 'g1', 'g2', 'g3'];
+const callIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'k1618', 'k18559', 'k22280'];
+
+type Op =
+  | { kind: 'issue'; grant: number; calls: number }
+  | { kind: 'revoke'; grant: number }
+  | { kind: 'admit'; grant: number; call: number; bytes: number }
+  | { kind: 'settle'; call: number; completed: boolean; refund: boolean };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), grant: fc.nat(3) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('admit' as const), grant: fc.nat(4), call: fc.nat(callIds.length - 1), bytes: fc.nat(40) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean() }) },
+);
+
+function command(op: Op, at: number, n: number): Command {
+  switch (op.kind) {
+    case 'issue':
+      return {
+        type: 'issue',
+        at,
+        grantId: grantIds[op.grant] as string,
+        tokenDigest: String(op.grant).padStart(64, 'a'),
+        scope: { tools: ['t'], args: {}, resources: [], notBefore: T0, expiresAt: T0 + 1e9, budget: { calls: op.calls, inputBytes: 100 } },
+      };
+    case 'revoke':
+      return { type: 'revoke', at, grantId: grantIds[op.grant] as string, abortInFlight: false };
+    case 'admit':
+      // Call ids repeat across the run (settled calls free theirs); `n` keeps rejected ones distinct in the log.
+      return { type: 'admit', at, callId: callIds[op.call] as string, grantId: grantIds[op.grant], tool: 't', inputBytes: op.bytes, argumentCheck: 'ok', resourceCheck: n % 7 === 0 ? 'resource_not_permitted' : 'ok' };
+    case 'settle':
+      return { type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund };
+  }
+}
+
+/** A valid log: the decider's events for the ops (refused commands and admissions of a call id already in flight are skipped). */
+function logOf(ops: readonly Op[]): LedgerEvent[] {
+  let state = initialState;
+  const events: LedgerEvent[] = [];
+  const push = (c: Command): void => {
+    const decision = decide(state, c);
+    if (!decision.ok) return;
+    for (const payload of decision.events) {
+      const event = sealEvent(payload, c.at, state.head);
+      state = evolve(state, event);
+      events.push(event);
+    }
+  };
+  push({ type: 'registerTool', at: T0, tool: 't', inputSchema: { type: 'object' } });
+  ops.forEach((op, n) => {
+    const c = command(op, T0 + n, n);
+    if (c.type === 'admit' && shardGet(state.inFlight, c.callId) !== undefined) return;
+    push(c);
+  });
+  return events;
+}
+
+function unfrozenPaths(value: unknown, path = 'state', found: string[] = []): string[] {
+  if (value === null || typeof value !== 'object') return found;
+  if (!Object.isFrozen(value)) found.push(path);
+  for (const [key, child] of Object.entries(value)) unfrozenPaths(child, `${path}.${key}`, found);
+  return found;
+}
+
+const fold = (state: LedgerState, events: readonly LedgerEvent[]): LedgerState => events.reduce(evolve, state);
+
+describe('evolveBatch: a batch fold with transient nodes', () => {
+  it('deep-equals the fold of evolve one event at a time, leaves its input untouched and returns a frozen state', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), fc.nat(1_000), (ops, cut) => {
+        const events = logOf(ops);
+        const split = cut % (events.length + 1);
+        const start = fold(initialState, events.slice(0, split));
+        const before = JSON.stringify(start);
+        const batch = evolveBatch(start, events.slice(split));
+        expect(batch).toEqual(fold(start, events.slice(split)));
+        expect(JSON.stringify(start)).toBe(before);
+        expect(unfrozenPaths(start)).toEqual([]);
+        expect(unfrozenPaths(batch)).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same states when committed in several batches, each equal to the fold up to there', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), fc.array(fc.nat(1_000), { maxLength: 6 }), (ops, cuts) => {
+        const events = logOf(ops);
+        const at = new Set(cuts.map((c) => c % (events.length + 1)));
+        const transient = new TransientState(initialState);
+        const committed: { state: LedgerState; text: string }[] = [];
+        let reference = initialState;
+        events.forEach((event, i) => {
+          if (at.has(i)) {
+            const state = transient.commit();
+            expect(state).toEqual(reference);
+            expect(unfrozenPaths(state)).toEqual([]);
+            committed.push({ state, text: JSON.stringify(state) });
+          }
+          // The view between events is what `decide` sees: equal to the fold so far.
+          expect(transient.view).toEqual(reference);
+          transient.apply(event);
+          reference = evolve(reference, event);
+        });
+        expect(transient.commit()).toEqual(reference);
+        // Earlier commits are not changed by later batches.
+        for (const { state, text } of committed) {
+          expect(JSON.stringify(state)).toBe(text);
+          expect(unfrozenPaths(state)).toEqual([]);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('refuses a state that is not frozen, whose nodes it would otherwise change in place', () => {
+    const thawed = JSON.parse(JSON.stringify(fold(initialState, logOf([{ kind: 'issue', grant: 0, calls: 2 }])))) as LedgerState;
+    expect(() => new TransientState(thawed)).toThrow(TypeError);
+  });
+});
