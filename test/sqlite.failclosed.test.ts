@@ -94,4 +94,41 @@ describe('fail closed', () => {
     expect(await ledger.invoke(token, 'noop', {})).toMatchObject({ status: 'completed' });
     await ledger.close();
   });
+
+  it('a lock held past a non-zero busyTimeoutMs fails the batch after that long, ledger_unavailable with SQLITE_BUSY as cause', async () => {
+    const { file, token } = await prepared('busy-bounded.sqlite');
+    const { ledger, runs } = await attachCounting(sqliteStore({ path: file, busyTimeoutMs: 50 }));
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    const issuing = ledger.issue({ tools: ['noop'], expiresAt: Date.now() + hour, budget: { calls: 1, inputBytes: 1 } });
+    await expect(issuing).rejects.toMatchObject({ code: 'ledger_unavailable', cause: { code: 'ledger_unavailable', cause: { code: 'SQLITE_BUSY' } } });
+    const waited = performance.now() - started;
+    expect(await ledger.invoke(token, 'noop', {})).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
+    expect(runs()).toBe(0);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(waited).toBeGreaterThanOrEqual(50);
+    expect(waited).toBeLessThan(5_000); // bounded by busyTimeoutMs, not by the default or forever
+    await ledger.close();
+  });
+
+  it('a snapshot kept from the lock is skipped after a short wait: no error, no snapshot row', async () => {
+    const file = tmp.file('snapshot-busy.sqlite');
+    const writer = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 0 }) });
+    await writer.registerTool({ name: 'noop', inputSchema: { type: 'object', properties: {} }, run: () => null });
+    const state = writer.state();
+    await writer.close();
+    const store = sqliteStore({ path: file, snapshotEvery: 1 }); // default busyTimeoutMs: 5,000
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    expect(() => store.offerSnapshot(state)).not.toThrow();
+    const waited = performance.now() - started;
+    other.exec('ROLLBACK');
+    expect(other.prepare('SELECT count(*) FROM snapshots').pluck().get()).toBe(0);
+    other.close();
+    store.close();
+    expect(waited).toBeLessThan(2_000); // the snapshot limit (100 ms), not busyTimeoutMs
+  });
 });
