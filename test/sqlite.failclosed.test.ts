@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { createLedger, sqliteStore, verify, type LedgerEvent, type SharedEventStore, type SqliteEventStore } from '../src';
+import { createLedger, LedgerError, sqliteStore, verify, type LedgerEvent, type SharedEventStore, type SqliteEventStore } from '../src';
 import { sqliteTempDir } from './support/sqliteFiles';
 
 const tmp = sqliteTempDir();
@@ -101,9 +101,16 @@ describe('fail closed', () => {
     const other = new Database(file);
     other.exec('BEGIN IMMEDIATE');
     const started = performance.now();
-    const issuing = ledger.issue({ tools: ['noop'], expiresAt: Date.now() + hour, budget: { calls: 1, inputBytes: 1 } });
-    await expect(issuing).rejects.toMatchObject({ code: 'ledger_unavailable', cause: { code: 'ledger_unavailable', cause: { code: 'SQLITE_BUSY' } } });
+    const failure: unknown = await ledger.issue({ tools: ['noop'], expiresAt: Date.now() + hour, budget: { calls: 1, inputBytes: 1 } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const waited = performance.now() - started;
+    // Read the cause chain by property: Error `cause` is not enumerable, so object matchers may skip it.
+    const storeError = (failure as LedgerError | undefined)?.cause as LedgerError | undefined;
+    expect((failure as LedgerError | undefined)?.code).toBe('ledger_unavailable');
+    expect(storeError?.code).toBe('ledger_unavailable');
+    expect((storeError?.cause as { code?: string } | undefined)?.code).toBe('SQLITE_BUSY');
     expect(await ledger.invoke(token, 'noop', {})).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
     expect(runs()).toBe(0);
     other.exec('ROLLBACK');

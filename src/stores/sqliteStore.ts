@@ -169,13 +169,18 @@ class SqliteStore implements SqliteEventStore {
     let taken: boolean;
     // BEGIN IMMEDIATE is retried by WriteLock (fair, bounded); other statements keep SQLite's handler.
     // Not a prepared statement: SQLite applies PRAGMA busy_timeout when it compiles it, not per run.
-    this.db.pragma('busy_timeout = 0');
     try {
-      taken = this.writeLock.acquire(timeoutMs);
+      this.db.pragma('busy_timeout = 0');
+      try {
+        taken = this.writeLock.acquire(timeoutMs);
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      }
     } catch (error) {
+      // Any SQLite error here (even from a pragma) is the store's to classify; never leave a
+      // transaction open behind it.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw sqliteFailure(error);
-    } finally {
-      this.db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
     }
     if (!taken) throw sqliteFailure(this.lastBusy ?? new LedgerError('ledger_unavailable', 'the SQLite log stayed locked by another writer'));
   }
@@ -208,14 +213,27 @@ class SqliteStore implements SqliteEventStore {
   }
 }
 
+/**
+ * The SQLite result code of an error better-sqlite3 threw, by shape rather than `instanceof`: the
+ * native addon keeps the SqliteError class (and realm) of the first copy of the module loaded in the
+ * process, so with a second copy (jest's per-file registries and contexts, bundlers) `instanceof`
+ * fails, even `instanceof Error`.
+ */
+function sqliteCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || (error as { name?: unknown }).name !== 'SqliteError') return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+}
+
 /** SQLITE_BUSY / SQLITE_LOCKED, extended codes too (SQLITE_BUSY_TIMEOUT, SQLITE_LOCKED_SHAREDCACHE…). */
 function isBusy(error: unknown): boolean {
-  return error instanceof Database.SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
+  const code = sqliteCode(error);
+  return code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 function sqliteFailure(error: unknown): unknown {
-  if (!(error instanceof Database.SqliteError)) return error;
-  const code = error.code;
+  const code = sqliteCode(error);
+  if (code === undefined) return error;
   if (isBusy(error)) {
     return new LedgerError('ledger_unavailable', `the SQLite log stayed locked by another writer (${code})`, { cause: error });
   }
