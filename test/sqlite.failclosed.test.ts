@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { createLedger, sqliteStore, verify, type LedgerEvent, type SharedEventStore, type SqliteEventStore } from '../src';
+import { createLedger, LedgerError, sqliteStore, verify, type LedgerEvent, type SharedEventStore, type SqliteEventStore } from '../src';
 import { sqliteTempDir } from './support/sqliteFiles';
 
 const tmp = sqliteTempDir();
@@ -93,5 +93,49 @@ describe('fail closed', () => {
     other.close();
     expect(await ledger.invoke(token, 'noop', {})).toMatchObject({ status: 'completed' });
     await ledger.close();
+  });
+
+  it('a lock held past a non-zero busyTimeoutMs fails the batch after that long, ledger_unavailable with SQLITE_BUSY as cause', async () => {
+    const { file, token } = await prepared('busy-bounded.sqlite');
+    const { ledger, runs } = await attachCounting(sqliteStore({ path: file, busyTimeoutMs: 50 }));
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    const failure: unknown = await ledger.issue({ tools: ['noop'], expiresAt: Date.now() + hour, budget: { calls: 1, inputBytes: 1 } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const waited = performance.now() - started;
+    // Read the cause chain by property: Error `cause` is not enumerable, so object matchers may skip it.
+    const storeError = (failure as LedgerError | undefined)?.cause as LedgerError | undefined;
+    expect((failure as LedgerError | undefined)?.code).toBe('ledger_unavailable');
+    expect(storeError?.code).toBe('ledger_unavailable');
+    expect((storeError?.cause as { code?: string } | undefined)?.code).toBe('SQLITE_BUSY');
+    expect(await ledger.invoke(token, 'noop', {})).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
+    expect(runs()).toBe(0);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(waited).toBeGreaterThanOrEqual(50);
+    expect(waited).toBeLessThan(5_000); // bounded by busyTimeoutMs, not by the default or forever
+    await ledger.close();
+  });
+
+  it('a snapshot kept from the lock is skipped after a short wait: no error, no snapshot row', async () => {
+    const file = tmp.file('snapshot-busy.sqlite');
+    const writer = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 0 }) });
+    await writer.registerTool({ name: 'noop', inputSchema: { type: 'object', properties: {} }, run: () => null });
+    const state = writer.state();
+    await writer.close();
+    const store = sqliteStore({ path: file, snapshotEvery: 1 }); // default busyTimeoutMs: 5,000
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    expect(() => store.offerSnapshot(state)).not.toThrow();
+    const waited = performance.now() - started;
+    other.exec('ROLLBACK');
+    expect(other.prepare('SELECT count(*) FROM snapshots').pluck().get()).toBe(0);
+    other.close();
+    store.close();
+    expect(waited).toBeLessThan(2_000); // the snapshot limit (100 ms), not busyTimeoutMs
   });
 });

@@ -56,6 +56,42 @@ describe('opening a file', () => {
     expect(() => sqliteStore({ path: file })).toThrow(/migration 3 \(future\).*does not know/);
   });
 
+  // SQLite ignores a pragma it cannot apply instead of failing, and better-sqlite3's WAL default is
+  // NORMAL: the store reads the level back. The driver's pragma() is the seam that simulates that.
+  it.each(['FULL', 'EXTRA'] as const)('refuses to open when synchronous=%s does not read back (SQLite left NORMAL), with a clear error', (synchronous) => {
+    const file = tmp.file(`sync-${synchronous}.sqlite`);
+    const realPragma = Database.prototype.pragma;
+    const ignored = jest.spyOn(Database.prototype, 'pragma').mockImplementation(function (this: Database.Database, source: string, options?: Database.PragmaOptions): unknown {
+      return source === 'synchronous' ? 1 : realPragma.call(this, source, options);
+    });
+    try {
+      const opening = (): unknown => sqliteStore({ path: file, synchronous });
+      expect(opening).toThrow(LedgerError);
+      expect(opening).toThrow(`SQLite did not take synchronous=${synchronous} (reads back 1): refusing to acknowledge commits that may not be durable`);
+    } finally {
+      ignored.mockRestore();
+    }
+    // The refused connection was closed: the file opens normally once the setting takes.
+    sqliteStore({ path: file, synchronous }).close();
+  });
+
+  it('opens when synchronous reads back at the level asked for', () => {
+    const seen: unknown[] = [];
+    const realPragma = Database.prototype.pragma;
+    const spy = jest.spyOn(Database.prototype, 'pragma').mockImplementation(function (this: Database.Database, source: string, options?: Database.PragmaOptions): unknown {
+      const value = realPragma.call(this, source, options);
+      if (source === 'synchronous') seen.push(value);
+      return value;
+    });
+    try {
+      sqliteStore({ path: tmp.file('sync-extra.sqlite'), synchronous: 'EXTRA' }).close();
+      sqliteStore({ path: tmp.file('sync-full.sqlite') }).close();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seen).toEqual([3, 2]);
+  });
+
   it('rejects options it cannot honour', () => {
     expect(() => sqliteStore({ path: tmp.file('x.sqlite'), synchronous: 'NORMAL' as 'FULL' })).toThrow(TypeError);
     expect(() => sqliteStore({ path: tmp.file('x.sqlite'), busyTimeoutMs: -1 })).toThrow(TypeError);

@@ -53,11 +53,12 @@ const snapshotBytesPerEvent = 256;
 
 /**
  * Writes the state at its head as a snapshot, in its own short transaction, only if the stored event
- * at that seq has the state's head hash.
+ * at that seq has the state's head hash. `begin` opens that transaction (the store's bounded, fair
+ * BEGIN IMMEDIATE); it throws when the lock could not be had.
  */
-export function writeSnapshot(db: Database.Database, state: LedgerState): { readonly written: boolean; readonly bytes: number } {
+export function writeSnapshot(db: Database.Database, state: LedgerState, begin: () => void = () => db.exec('BEGIN IMMEDIATE')): { readonly written: boolean; readonly bytes: number } {
   const text = JSON.stringify(state);
-  db.exec('BEGIN IMMEDIATE');
+  begin();
   try {
     const inserted = db
       .prepare(

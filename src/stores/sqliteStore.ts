@@ -6,6 +6,7 @@ import type { SharedEventStore, SnapshotEventStore } from './eventStore';
 import { openConnection, type SqliteSynchronous } from './sqliteConnection';
 import { eventOfBody, rowOf } from './sqliteRows';
 import { latestSnapshotInfo, readLatestSnapshot, snapshotGap, writeSnapshot } from './sqliteSnapshots';
+import { systemDeps, WriteLock } from './sqliteWriteLock';
 
 export interface SqliteStoreOptions {
   /** The database file (created if missing), or ':memory:'. */
@@ -48,7 +49,12 @@ class SqliteStore implements SqliteEventStore {
   private readonly insert: Database.Statement;
   private readonly hashAt: Database.Statement;
   private readonly bodiesAfter: Database.Statement;
+  private readonly writeLock: WriteLock;
+  /** The last SQLITE_BUSY from a failed BEGIN IMMEDIATE: what the caller sees when the wait runs out. */
+  private lastBusy: unknown;
   private inExclusive = false;
+  /** Whether the current transaction read events another writer appended (contention: hand off). */
+  private sawForeign = false;
   private lastSnapshotSeq: number;
   private lastSnapshotBytes: number;
   private closed = false;
@@ -66,6 +72,7 @@ class SqliteStore implements SqliteEventStore {
     this.hashAt = this.db.prepare('SELECT hash FROM events WHERE seq = ?').pluck();
     this.bodiesAfter = this.db.prepare('SELECT body FROM events WHERE seq > ? ORDER BY seq').pluck();
     ({ seq: this.lastSnapshotSeq, bytes: this.lastSnapshotBytes } = latestSnapshotInfo(this.db));
+    this.writeLock = new WriteLock(options.busyTimeoutMs, { ...systemDeps, tryBegin: () => this.tryBegin() });
   }
 
   load(): Iterable<LedgerEvent> {
@@ -86,7 +93,9 @@ class SqliteStore implements SqliteEventStore {
     return this.transaction(() => {
       this.inExclusive = true;
       try {
-        return fn(this.readAfter(afterSeq));
+        const foreign = this.readAfter(afterSeq);
+        this.sawForeign = foreign.length > 0;
+        return fn(foreign);
       } finally {
         this.inExclusive = false;
       }
@@ -112,16 +121,17 @@ class SqliteStore implements SqliteEventStore {
     if (this.readonly || this.closed || every === 0 || this.db.inTransaction) return;
     if (state.head.seq - this.lastSnapshotSeq < snapshotGap(every, this.lastSnapshotBytes)) return;
     try {
-      this.db.pragma(`busy_timeout = ${Math.min(snapshotBusyTimeoutMs, this.options.busyTimeoutMs)}`);
       // Another writer sharing the file may have just written one.
       const newest = latestSnapshotInfo(this.db);
-      if (state.head.seq - newest.seq >= snapshotGap(every, newest.bytes)) this.lastSnapshotBytes = writeSnapshot(this.db, state).bytes;
-      else this.lastSnapshotBytes = newest.bytes;
+      if (state.head.seq - newest.seq >= snapshotGap(every, newest.bytes)) {
+        const begin = (): void => this.beginImmediate(Math.min(snapshotBusyTimeoutMs, this.options.busyTimeoutMs));
+        this.lastSnapshotBytes = writeSnapshot(this.db, state, begin).bytes;
+        this.writeLock.released(false);
+      } else this.lastSnapshotBytes = newest.bytes;
     } catch {
       // A snapshot is only a cache: failing to write one (busy, disk full) changes no decision.
     } finally {
       this.lastSnapshotSeq = state.head.seq;
-      this.db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
     }
   }
 
@@ -133,16 +143,15 @@ class SqliteStore implements SqliteEventStore {
 
   /** BEGIN IMMEDIATE … COMMIT; after any error, rolls back whatever SQLite did not already roll back. */
   private transaction<T>(fn: () => T): T {
-    try {
-      this.db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      throw sqliteFailure(error);
-    }
+    this.beginImmediate();
+    this.sawForeign = false;
     try {
       const result = fn();
       this.db.exec('COMMIT');
+      this.writeLock.released(this.sawForeign);
       return result;
     } catch (error) {
+      this.writeLock.released(this.sawForeign);
       if (this.db.inTransaction) {
         try {
           this.db.exec('ROLLBACK');
@@ -151,6 +160,40 @@ class SqliteStore implements SqliteEventStore {
         }
       }
       throw sqliteFailure(error);
+    }
+  }
+
+  /** Takes the write lock through WriteLock: bounded by busyTimeoutMs, then SQLITE_BUSY → ledger_unavailable. */
+  private beginImmediate(timeoutMs = this.options.busyTimeoutMs): void {
+    this.lastBusy = undefined;
+    let taken: boolean;
+    // BEGIN IMMEDIATE is retried by WriteLock (fair, bounded); other statements keep SQLite's handler.
+    // Not a prepared statement: SQLite applies PRAGMA busy_timeout when it compiles it, not per run.
+    try {
+      this.db.pragma('busy_timeout = 0');
+      try {
+        taken = this.writeLock.acquire(timeoutMs);
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      }
+    } catch (error) {
+      // Any SQLite error here (even from a pragma) is the store's to classify; never leave a
+      // transaction open behind it.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw sqliteFailure(error);
+    }
+    if (!taken) throw sqliteFailure(this.lastBusy ?? new LedgerError('ledger_unavailable', 'the SQLite log stayed locked by another writer'));
+  }
+
+  /** One BEGIN IMMEDIATE without waiting: false when another writer holds the lock. */
+  private tryBegin(): boolean {
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      this.lastBusy = error;
+      return false;
     }
   }
 
@@ -170,11 +213,28 @@ class SqliteStore implements SqliteEventStore {
   }
 }
 
+/**
+ * The SQLite result code of an error better-sqlite3 threw, by shape rather than `instanceof`: the
+ * native addon keeps the SqliteError class (and realm) of the first copy of the module loaded in the
+ * process, so with a second copy (jest's per-file registries and contexts, bundlers) `instanceof`
+ * fails, even `instanceof Error`.
+ */
+function sqliteCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || (error as { name?: unknown }).name !== 'SqliteError') return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+}
+
+/** SQLITE_BUSY / SQLITE_LOCKED, extended codes too (SQLITE_BUSY_TIMEOUT, SQLITE_LOCKED_SHAREDCACHE…). */
+function isBusy(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
 function sqliteFailure(error: unknown): unknown {
-  if (!(error instanceof Database.SqliteError)) return error;
-  const code = error.code;
-  // Extended codes too (SQLITE_BUSY_TIMEOUT, SQLITE_BUSY_RECOVERY, SQLITE_LOCKED_SHAREDCACHE…).
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+  const code = sqliteCode(error);
+  if (code === undefined) return error;
+  if (isBusy(error)) {
     return new LedgerError('ledger_unavailable', `the SQLite log stayed locked by another writer (${code})`, { cause: error });
   }
   return new LedgerError('store_failed', `the SQLite log could not record the batch (${code})`, { cause: error });
