@@ -25,7 +25,7 @@ export function revokedGrant(grant: GrantRecord): GrantRecord {
 }
 
 // The one record change on every call: done by hand. With immer's `produce` here, a sequential
-// no-op call cost 15-50% more (A/B in docs/performance.md, "State and immer").
+// no-op call cost 10-50% more (A/B in docs/performance.md, "What each design choice costs").
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
   return Object.freeze({ ...grant, used });
