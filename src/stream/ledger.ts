@@ -1,17 +1,15 @@
 import { Subject, filter, type Observable } from 'rxjs';
-import { sealEvent, eventHash } from '../domain/chain';
+import { sealEvent } from '../domain/chain';
 import { canonicalJson } from '../domain/canonicalJson';
 import type { Command } from '../domain/commands';
-import { checkAuthority, decide, type Decision } from '../domain/decide';
+import { decide, type Decision } from '../domain/decide';
 import type { DecisionEvent, GrantScope, LedgerEvent } from '../domain/events';
-import { evolve } from '../domain/evolve';
 import { TransientState } from '../domain/transientState';
 import type { JsonObject } from '../domain/json';
 import { limits, toolNamePattern } from '../domain/limits';
-import { rejectMessage, type ArgumentCheck, type RejectReason, type ResourceCheck } from '../domain/reasons';
-import { checkResources } from '../domain/resources';
+import { rejectMessage, type RejectReason } from '../domain/reasons';
 import { shardGet, shardValues } from '../domain/shardedMap';
-import { initialState, type InFlightCall, type LedgerState } from '../domain/state';
+import type { InFlightCall, LedgerState } from '../domain/state';
 import { LedgerError } from '../errors';
 import { isSharedEventStore, isSnapshotEventStore, type EventStore } from '../stores/eventStore';
 import { memoryStore } from '../stores/memoryStore';
@@ -24,6 +22,8 @@ import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import type { IssueOptions, InvokeOutcome, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openLog } from './openLog';
+import { admitCommand, type AgentCall } from './admitCommand';
+import { foldForeign } from './foldForeign';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
 type BatchResult =
@@ -32,14 +32,7 @@ type BatchResult =
   | { readonly kind: 'unavailable'; readonly cause: unknown };
 
 type HostRequest = { readonly kind: 'host'; readonly command: (at: number) => Command; readonly done: (r: BatchResult) => void };
-type InvokeRequest = {
-  readonly kind: 'invoke';
-  readonly callId: string;
-  readonly tokenDigest: string | undefined;
-  readonly tool: string;
-  readonly args: ArgumentSnapshot;
-  readonly done: (r: BatchResult) => void;
-};
+type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void };
 type Request = HostRequest | InvokeRequest;
 
 interface Running {
@@ -275,7 +268,7 @@ class LedgerImpl implements Ledger {
     for (const request of batch) {
       const state = transient.view;
       const at = this.clock();
-      const command = request.kind === 'host' ? request.command(at) : this.admitCommand(state, request, at);
+      const command = request.kind === 'host' ? request.command(at) : admitCommand(this.registry, state, request, at);
       if (command === undefined) {
         // The log knows the tool but this ledger object has no implementation to check or run:
         // a host misconfiguration, not an agent decision, so fail closed without logging a verdict.
@@ -297,49 +290,6 @@ class LedgerImpl implements Ledger {
       results.push({ kind: 'decided', events });
     }
     return { state: transient.commit(), sealed, results };
-  }
-
-  /** Turns an agent's call into a pure admit command, running host checks only when they can matter. */
-  private admitCommand(state: LedgerState, request: InvokeRequest, at: number): Command | undefined {
-    const grantId = request.tokenDigest === undefined ? undefined : shardGet(state.tokens, request.tokenDigest);
-    let argumentCheck: ArgumentCheck = 'ok';
-    let resourceCheck: ResourceCheck = 'ok';
-    const authority = checkAuthority(state, grantId, request.tool, at);
-    if (authority.ok) {
-      const attached = this.registry.get(request.tool);
-      if (attached === undefined) return undefined;
-      if (!request.args.ok) {
-        argumentCheck = 'invalid_arguments';
-      } else if (!attached.validate(request.args.value)) {
-        argumentCheck = 'invalid_arguments';
-      } else {
-        const narrowing = this.registry.narrowingFor(authority.grant, request.tool);
-        if (narrowing !== null && !narrowing(request.args.value)) argumentCheck = 'argument_not_permitted';
-        else resourceCheck = this.resourceCheck(attached.definition, request.args.value, authority.grant.scope.resources);
-      }
-    }
-    return {
-      type: 'admit',
-      at,
-      callId: request.callId,
-      grantId,
-      tool: request.tool,
-      inputBytes: request.args.ok ? request.args.bytes : undefined,
-      argumentCheck,
-      resourceCheck,
-    };
-  }
-
-  private resourceCheck(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[]): ResourceCheck {
-    if (tool.resources === undefined) return 'ok';
-    let named: unknown;
-    try {
-      named = tool.resources(args);
-    } catch {
-      return 'invalid_resource'; // fail closed: we cannot tell what the call would touch
-    }
-    if (!Array.isArray(named)) return 'invalid_resource';
-    return checkResources(named, scopes);
   }
 
   // ---- after commit ----------------------------------------------------------------------------
@@ -365,18 +315,6 @@ class LedgerImpl implements Ledger {
     this.current = foldForeign(this.current, foreign);
     this.publish(foreign);
   }
-}
-
-/** Folds events other writers appended to a shared log, refusing any that do not chain on `state`. */
-function foldForeign(start: LedgerState, foreign: readonly LedgerEvent[]): LedgerState {
-  let state = start;
-  for (const event of foreign) {
-    if (event.seq !== state.head.seq + 1 || event.prevHash !== state.head.hash || eventHash(event) !== event.hash) {
-      throw new LedgerError('invalid_log', `the shared log does not chain at seq ${event.seq}`);
-    }
-    state = evolve(state, event);
-  }
-  return state;
 }
 
 function rejected(callId: string, reason: RejectReason): InvokeOutcome<never> {

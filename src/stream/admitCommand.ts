@@ -1,0 +1,66 @@
+import type { Command } from '../domain/commands';
+import { checkAuthority } from '../domain/decide';
+import type { JsonObject } from '../domain/json';
+import type { ArgumentCheck, ResourceCheck } from '../domain/reasons';
+import { checkResources } from '../domain/resources';
+import { shardGet } from '../domain/shardedMap';
+import type { LedgerState } from '../domain/state';
+import type { ArgumentSnapshot } from '../tools/arguments';
+import type { ToolRegistry } from './toolRegistry';
+import type { ToolDefinition } from './types';
+
+/** An agent's call as the stream holds it: nothing the agent sent is kept in its raw form. */
+export interface AgentCall {
+  readonly callId: string;
+  readonly tokenDigest: string | undefined;
+  readonly tool: string;
+  readonly args: ArgumentSnapshot;
+}
+
+/**
+ * Turns an agent's call into a pure admit command: the host-side checks (ajv schemas, the tool's
+ * `resources(args)`) run here, in the shell, and only when they can matter (the authority checks
+ * that need just the log pass first); `decide` receives their outcomes. `undefined` when the tool
+ * is in the log but has no implementation attached in this process.
+ */
+export function admitCommand(registry: ToolRegistry, state: LedgerState, call: AgentCall, at: number): Command | undefined {
+  const grantId = call.tokenDigest === undefined ? undefined : shardGet(state.tokens, call.tokenDigest);
+  let argumentCheck: ArgumentCheck = 'ok';
+  let resourceCheck: ResourceCheck = 'ok';
+  const authority = checkAuthority(state, grantId, call.tool, at);
+  if (authority.ok) {
+    const attached = registry.get(call.tool);
+    if (attached === undefined) return undefined;
+    if (!call.args.ok) {
+      argumentCheck = 'invalid_arguments';
+    } else if (!attached.validate(call.args.value)) {
+      argumentCheck = 'invalid_arguments';
+    } else {
+      const narrowing = registry.narrowingFor(authority.grant, call.tool);
+      if (narrowing !== null && !narrowing(call.args.value)) argumentCheck = 'argument_not_permitted';
+      else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources);
+    }
+  }
+  return {
+    type: 'admit',
+    at,
+    callId: call.callId,
+    grantId,
+    tool: call.tool,
+    inputBytes: call.args.ok ? call.args.bytes : undefined,
+    argumentCheck,
+    resourceCheck,
+  };
+}
+
+function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[]): ResourceCheck {
+  if (tool.resources === undefined) return 'ok';
+  let named: unknown;
+  try {
+    named = tool.resources(args);
+  } catch {
+    return 'invalid_resource'; // fail closed: we cannot tell what the call would touch
+  }
+  if (!Array.isArray(named)) return 'invalid_resource';
+  return checkResources(named, scopes);
+}
