@@ -122,6 +122,30 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
     );
   });
 
+  it('folds a log longer than its own commit interval (4,096 events) to the evolve fold, and stays usable across it', () => {
+    // Deterministic ops cycling through issue, admits, settlements and revocations: over 8,192 events.
+    const ops: Op[] = Array.from({ length: 25_000 }, (_, n): Op => {
+      const k = n % 10;
+      if (k === 0) return { kind: 'issue', grant: n % 4, calls: 5 };
+      if (k === 9) return { kind: 'revoke', grant: (n + 1) % 4 };
+      if (k % 2 === 1) return { kind: 'admit', grant: n % 5, call: n % callIds.length, bytes: n % 41 };
+      return { kind: 'settle', call: (n - 1) % callIds.length, completed: n % 3 !== 0, refund: n % 4 === 0 };
+    });
+    const events = logOf(ops);
+    expect(events.length).toBeGreaterThan(2 * 4_096);
+    const reference = fold(initialState, events);
+    expect(evolveBatch(initialState, events)).toEqual(reference);
+    // The view between events matches the evolve fold at every point past an internal commit too.
+    const transient = new TransientState(initialState);
+    let state = initialState;
+    for (const event of events) {
+      transient.apply(event);
+      state = evolve(state, event);
+      if (event.seq % 4_096 === 0 || event.seq % 4_096 === 1) expect(transient.view).toEqual(state);
+    }
+    expect(unfrozenPaths(transient.commit())).toEqual([]);
+  });
+
   it('refuses a state that is not frozen, whose nodes it would otherwise change in place', () => {
     const thawed = JSON.parse(JSON.stringify(fold(initialState, logOf([{ kind: 'issue', grant: 0, calls: 2 }])))) as LedgerState;
     expect(() => new TransientState(thawed)).toThrow(TypeError);

@@ -6,6 +6,10 @@ import type { LedgerState } from './state';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+// Nodes an edit created stay referenced until it commits (even ones it pruned again), so a long
+// fold commits every so many events on its own; a commit changes nothing `view` shows.
+const commitEvery = 4_096;
+
 /**
  * A batch-local fold of events: `evolve` event by event, except that the root and the sharded maps'
  * nodes it created itself are changed in place until `commit`, which freezes them. A batch of
@@ -24,6 +28,7 @@ export class TransientState {
   private root: Mutable<LedgerState> | undefined;
   private committed: LedgerState;
   private readonly owned = new OwnedNodes();
+  private sinceCommit = 0;
 
   constructor(start: LedgerState) {
     // Ownership is "not frozen" (shardedMapTransient.ts): a thawed state would be changed in place.
@@ -38,6 +43,11 @@ export class TransientState {
   }
 
   apply(event: LedgerEvent): void {
+    this.applyOne(event);
+    if (++this.sinceCommit === commitEvery) this.commit();
+  }
+
+  private applyOne(event: LedgerEvent): void {
     const s = this.root ?? (this.root = { ...this.committed });
     s.head = Object.freeze({ seq: event.seq, hash: event.hash });
     switch (event.type) {
@@ -76,6 +86,7 @@ export class TransientState {
 
   /** Freezes what the batch built and returns it; the transient carries on from there. */
   commit(): LedgerState {
+    this.sinceCommit = 0;
     if (this.root === undefined) return this.committed;
     this.owned.freezeOwned();
     this.committed = Object.freeze(this.root);

@@ -56,7 +56,7 @@ const snapshotBytesPerEvent = 256;
  * at that seq has the state's head hash. `begin` opens that transaction (the store's bounded, fair
  * BEGIN IMMEDIATE); it throws when the lock could not be had.
  */
-export function writeSnapshot(db: Database.Database, state: LedgerState, begin: () => void = () => db.exec('BEGIN IMMEDIATE')): { readonly written: boolean; readonly bytes: number } {
+export function writeSnapshot(db: Database.Database, state: LedgerState, begin: () => void): { readonly written: boolean; readonly bytes: number } {
   const text = JSON.stringify(state);
   begin();
   try {

@@ -27,7 +27,6 @@ export interface VerifyOptions {
   readonly problemsMax?: number;
 }
 
-const foldBatch = 4_096;
 const envelopeKeys = ['seq', 'at', 'prevHash', 'hash'] as const;
 
 /** A problem with where it belongs: the event's index in the log and its check's rank (verify's order). */
@@ -54,10 +53,9 @@ export function checkLog(
   checks: { readonly shapeFrom: number; readonly hashFrom: number; readonly duplicates: boolean },
   report: (placed: PlacedProblem) => void,
 ): number {
-  // One transient fold over the whole log (committed every `foldBatch` events so the nodes it owns
-  // stay few): each trie path is copied once per batch instead of once per event.
+  // One transient fold over the whole log: each trie path is copied once per batch of events
+  // (TransientState commits on its own every few thousand) instead of once per event.
   const fold = new TransientState(initialState);
-  let sinceCommit = 0;
   let expectedSeq = 1;
   let prevHash = genesisHash;
   let index = -1;
@@ -92,10 +90,6 @@ export function checkLog(
       at(event.seq, 'decision', `re-deciding yields ${detail}, the log has ${event.type === 'call.rejected' ? `call.rejected (${event.reason})` : event.type}`);
     }
     fold.apply(event);
-    if (++sinceCommit === foldBatch) {
-      fold.commit();
-      sinceCommit = 0;
-    }
     prevHash = event.hash;
     expectedSeq = event.seq + 1;
   }

@@ -44,8 +44,7 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyPa
   let checked: number;
   try {
     // Shape is the worker's: a malformed event can make the fold throw; then the sequential path decides.
-    const from = whole ? Number.POSITIVE_INFINITY : split.lines;
-    checked = checkLog(jsonLines(bytes), { shapeFrom: from, hashFrom: from, duplicates: !whole }, (p) => placed.push(p));
+    checked = checkLog(jsonLines(bytes), { shapeFrom: split.lines, hashFrom: split.lines, duplicates: !whole }, (p) => placed.push(p));
   } catch {
     await worker.terminate();
     return sequential();
