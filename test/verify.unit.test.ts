@@ -112,6 +112,28 @@ describe('verify', () => {
     expect(verify(reseal(forged, i)).problems).toContainEqual(expect.objectContaining({ seq: i + 1, code: 'decision' }));
   });
 
+  it('catches an admission that reserves more than one call, re-sealed', () => {
+    const i = indexOf(log, (e) => e.type === 'call.admitted');
+    const forged = log.slice();
+    const admitted = log[i] as LedgerEvent & { reserved: { calls: number; inputBytes: number } };
+    forged[i] = { ...admitted, reserved: { ...admitted.reserved, calls: 2 } } as LedgerEvent;
+    expect(verify(reseal(forged, i)).problems).toContainEqual(expect.objectContaining({ seq: i + 1, code: 'decision' }));
+  });
+
+  it('catches a completion that names another tool, re-sealed', () => {
+    const i = indexOf(log, (e) => e.type === 'call.completed');
+    const forged = log.slice();
+    forged[i] = { ...(log[i] as LedgerEvent), tool: 'other.tool' } as LedgerEvent;
+    expect(verify(reseal(forged, i)).problems).toContainEqual(expect.objectContaining({ seq: i + 1, code: 'decision' }));
+  });
+
+  it('reports a hash that is not 64 lowercase hex digits as malformed', () => {
+    for (const hash of [(log[0] as LedgerEvent).hash.toUpperCase(), (log[0] as LedgerEvent).hash.slice(1), `${(log[0] as LedgerEvent).hash.slice(1)}\u00e9`, `${(log[0] as LedgerEvent).hash.slice(1)}g`]) {
+      const broken = [{ ...(log[0] as LedgerEvent), hash }, ...log.slice(1)];
+      expect(verify(broken).problems[0]).toEqual(expect.objectContaining({ seq: 1, code: 'malformed' }));
+    }
+  });
+
   it('accepts the empty log', () => {
     expect(verify([])).toEqual({ ok: true, checked: 0, problems: [] });
   });

