@@ -20,6 +20,7 @@ import { CommandStream } from './commandStream';
 import { callIdSource, newGrantId, newToken, tokenDigest } from './ids';
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
+import { ScopeInterner } from './scopeInterner';
 import type { IssueOptions, InvokeOutcome, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openLog } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
@@ -48,6 +49,7 @@ class LedgerImpl implements Ledger {
   private readonly clock: () => number;
   private readonly refundOnError: boolean;
   private readonly registry = new ToolRegistry();
+  private readonly scopes = new ScopeInterner();
   private readonly stream: CommandStream<Request>;
   private readonly events$Subject = new Subject<LedgerEvent>();
   private readonly running = new Map<string, Running>();
@@ -117,7 +119,7 @@ class LedgerImpl implements Ledger {
       };
       // Snapshot the host's objects: later mutation by the caller cannot change an issued scope.
       const copied = safeJsonCopy(scope) as GrantScope | undefined;
-      return { type: 'issue', at, grantId, tokenDigest: digest, scope: copied ?? (scope as unknown as GrantScope) };
+      return { type: 'issue', at, grantId, tokenDigest: digest, scope: copied !== undefined ? this.scopes.share(copied) : (scope as unknown as GrantScope) };
     });
     return { grantId, token };
   }
