@@ -21,7 +21,7 @@ export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
       bytesPerInMemoryEvent: round(r.bytesPerEvent),
     },
     notes: [
-      'Per grant: state record, token index entry, its grant.issued event in the in-memory log and its cached narrowing-validator entry.',
+      'Per grant: state record, token index entry and its grant.issued event in the in-memory log. The bench issues one policy to every grant, so their tools, args, resources and budget are one shared value (src/stream/scopeInterner.ts); grants with distinct scopes each hold their own.',
       'Per event: the frozen event object in the in-memory log (the state does not grow once calls settle).',
     ],
   };
