@@ -1,5 +1,7 @@
 // `npm run bench [-- --quick] [-- --only 1,3]`: every scenario of docs/performance.md in one run, one
-// machine; prints a table and writes results/bench.json. Plain Node, no test runner.
+// machine, each scenario in a fresh process; prints a table and writes results/bench.json. Plain
+// Node, no test runner.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { machine, revision } from './machine';
@@ -23,9 +25,41 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '7': memory,
 };
 
+/**
+ * Runs one scenario in a fresh Node process and returns its result. Why: a scenario run after
+ * others inherits their heap (scenario 1 leaves ledgers, peers and their garbage behind) and JIT
+ * state, so the same scenario measured alone and within the full run differed (scenario 2's ratio
+ * by 0.1-0.3); each scenario's ratios are still taken within its own process.
+ */
+function runIsolated(id: string, quick: boolean): ScenarioResult {
+  const args = [__filename, '--scenario', id, ...(quick ? ['--quick'] : [])];
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+  const last = (child.stdout ?? '').trim().split('\n').pop() ?? '';
+  if (child.status !== 0 || !last.startsWith('{')) {
+    return { id, title: `scenario ${id}`, figures: {}, derived: {}, skipped: `failed: exit ${child.status ?? child.signal ?? 'unknown'}` };
+  }
+  return JSON.parse(last) as ScenarioResult;
+}
+
+/** `--scenario <id>`: the child side of runIsolated; prints the result as one JSON line. */
+async function scenarioChild(id: string, quick: boolean): Promise<void> {
+  const run = scenarios[id];
+  if (run === undefined) throw new Error(`no scenario ${id}`);
+  const ctx: BenchContext = { quick, log: (line) => process.stderr.write(line + '\n') };
+  let result: ScenarioResult;
+  try {
+    result = await run(ctx);
+  } catch (error) {
+    result = { id, title: `scenario ${id}`, figures: {}, derived: {}, skipped: `failed: ${(error as Error).stack ?? String(error)}` };
+  }
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const quick = argv.includes('--quick');
+  const childAt = argv.indexOf('--scenario');
+  if (childAt >= 0) return scenarioChild(argv[childAt + 1] ?? '', quick);
   const onlyAt = argv.indexOf('--only');
   const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : Object.keys(scenarios);
   const outAt = argv.indexOf('--output');
@@ -36,15 +70,10 @@ async function main(): Promise<void> {
   ctx.log(`bench${quick ? ' --quick' : ''}: ${facts.cpuModel} ×${facts.cpuCount}, ${facts.memoryGiB} GiB, Node ${facts.node}, ${facts.os}`);
   const results: ScenarioResult[] = [];
   for (const id of only) {
-    const run = scenarios[id];
-    if (run === undefined) throw new Error(`no scenario ${id}`);
+    if (scenarios[id] === undefined) throw new Error(`no scenario ${id}`);
     const t0 = Date.now();
     ctx.log(`scenario ${id}…`);
-    try {
-      results.push(await run(ctx));
-    } catch (error) {
-      results.push({ id, title: `scenario ${id}`, figures: {}, derived: {}, skipped: `failed: ${(error as Error).stack ?? String(error)}` });
-    }
+    results.push(runIsolated(id, quick));
     ctx.log(`scenario ${id} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const report = {
