@@ -14,7 +14,7 @@ const plain = (value: object): boolean => (value as { toJSON?: unknown }).toJSON
  */
 export function sameAsDecided(payload: EventPayload, event: LedgerEvent): boolean {
   if (plain(event)) {
-    if (payload.type === 'call.admitted' && event.type === 'call.admitted' && plain(event.reserved)) {
+    if (payload.type === 'call.admitted' && event.type === 'call.admitted' && event.reserved !== null && typeof event.reserved === 'object' && plain(event.reserved)) {
       return (
         payload.callId === event.callId &&
         payload.grantId === event.grantId &&
