@@ -65,7 +65,7 @@ describe('verifyParallel', () => {
     events[later] = { ...events[later], callId: events[first]?.callId };
     await expectSameAsVerify(events);
     expect((await dist.verifyParallel(jsonl(events))).problems.map((p) => p.code)).toContain('duplicate_call');
-    for (const workerShare of [0, 0.5]) expect(await dist.verifyParallel(jsonl(events), { workerShare })).toEqual(dist.verify(parsed(events)));
+    for (const workerShare of [0, 0.5, 1]) expect(await dist.verifyParallel(jsonl(events), { workerShare })).toEqual(dist.verify(parsed(events)));
   });
 
   it('keeps verify\'s order and cap of problems', async () => {
@@ -75,7 +75,7 @@ describe('verifyParallel', () => {
 });
 
 describe('verifyParallel worker share', () => {
-  it.each([0, 0.5, 1])('gives verify\'s result whatever share of the log the worker checks (%p)', async (workerShare) => {
+  it.each([0, 0.5, 0.9, 1])('gives verify\'s result whatever share of the log the worker checks (%p)', async (workerShare) => {
     const events = (await sampleLog()).map((e, i) => (i === 2 || i === 9 ? { ...e, hash: 'e'.repeat(64) } : e));
     const parallel = await dist.verifyParallel(jsonl(events), { workerShare });
     expect(parallel).toEqual(dist.verify(parsed(events)));
