@@ -1,18 +1,21 @@
 import { eventHash } from '../domain/chain';
 import type { LedgerEvent } from '../domain/events';
-import { evolve } from '../domain/evolve';
 import type { LedgerState } from '../domain/state';
+import { TransientState } from '../domain/transientState';
 import { LedgerError } from '../errors';
 
 /** Folds events other writers appended to a shared log, refusing any that do not chain on `state`. */
 export function foldForeign(start: LedgerState, foreign: readonly LedgerEvent[]): LedgerState {
-  let state = start;
+  if (foreign.length === 0) return start;
+  // A batch fold, like the ledger's own batches: several writers' events copy each trie path once.
+  const fold = new TransientState(start);
   for (const event of foreign) {
-    if (event.seq !== state.head.seq + 1 || event.prevHash !== state.head.hash || eventHash(event) !== event.hash) {
+    const head = fold.view.head;
+    if (event.seq !== head.seq + 1 || event.prevHash !== head.hash || eventHash(event) !== event.hash) {
       throw new LedgerError('invalid_log', `the shared log does not chain at seq ${event.seq}`);
     }
-    state = evolve(state, event);
+    fold.apply(event);
   }
-  return state;
+  return fold.commit();
 }
 
