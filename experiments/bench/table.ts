@@ -17,6 +17,7 @@ export function printTable(results: readonly ScenarioResult[]): void {
     }
     for (const [k, v] of Object.entries(r.derived)) lines.push(`    ${pad(k, 34)} ${typeof v === 'number' ? num(v) : String(v)}`);
     if (r.target) lines.push(`    target: ${r.target.description}: ${r.target.value} (limit ${r.target.limit}) ${r.target.pass ? 'PASS' : 'MISS'}`);
+    else if (r.noTarget) lines.push(`    target: not checked in this run: ${r.noTarget}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 }

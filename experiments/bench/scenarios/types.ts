@@ -8,6 +8,8 @@ export interface ScenarioResult {
   readonly derived: Record<string, number | string | boolean>;
   readonly target?: { readonly description: string; readonly value: number; readonly limit: number; readonly pass: boolean };
   readonly notes?: readonly string[];
+  /** Why this run checks no target for a scenario that has one (e.g. --quick's sizes). */
+  readonly noTarget?: string;
   readonly skipped?: string;
 }
 
