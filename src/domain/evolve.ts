@@ -6,9 +6,9 @@ import type { LedgerState } from './state';
 /**
  * Folds one event into the state. Pure; returns a new frozen state sharing every untouched node.
  *
- * Records are made by immer (`freeze` deep for new tools, grants and in-flight calls, `produce` for
- * a revocation; see records.ts); the containers every event touches (the root and the sharded maps,
- * see shardedMap.ts) and the per-call usage counters are copied on write by hand, along one path,
+ * Records are made by immer (`freeze` deep for new tools and grants, `produce` for a revocation;
+ * see records.ts); the containers every event touches (the root and the sharded maps,
+ * see shardedMap.ts), the per-call usage counters and in-flight records are made by hand, along one path,
  * because `produce` costs about 2.5 µs against 0.2 µs for a hand copy and those change on every event.
  * A batch of events folds cheaper with `evolveBatch` (same result). It trusts the event: checking
  * events is `verify`'s job, deciding them is `decide`'s.

@@ -32,15 +32,18 @@ export function withUsage(grant: GrantRecord, calls: number, inputBytes: number)
   return Object.freeze({ grantId: grant.grantId, tokenDigest: grant.tokenDigest, scope: grant.scope, revoked: grant.revoked, used, issuedAt: grant.issuedAt });
 }
 
+// Made on every admission, so frozen by hand like the usage charge: immer's deep `freeze` walked it
+// at ≈ 0.4 µs per call (verify's main thread: 2.45 → 2.08 s per 1,000,000 events). `reserved` is
+// the event's own two-number object; freezing it makes the record deep-frozen.
 export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {
-  return freeze({
+  return Object.freeze({
     callId: event.callId,
     grantId: event.grantId,
     tool: event.tool,
-    reserved: event.reserved,
+    reserved: Object.freeze(event.reserved),
     admittedAt: event.at,
     seq: event.seq,
-  }, true);
+  });
 }
 
 /** Whether a failed call gives budget back. */

@@ -50,3 +50,18 @@ export function lineBoundary(bytes: Uint8Array, fraction: number): { readonly li
   }
   return { lines, byteEnd: Math.min(start, buf.length) };
 }
+
+/** The last non-blank line's text (a trailing `\r` dropped); '' when there is none. */
+export function lastLine(bytes: Uint8Array): string {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = buf.length;
+  while (end > 0) {
+    const start = buf.lastIndexOf(10, end - 1) + 1;
+    let stop = end;
+    if (stop > start && buf[stop - 1] === 13) stop--;
+    const line = buf.toString('utf8', start, stop);
+    if (line.trim() !== '') return line;
+    end = start - 1;
+  }
+  return '';
+}

@@ -4,6 +4,7 @@ import { formatSummary } from '../../../experiments/evidence/summaryTable';
 import { claims } from '../../../experiments/evidence/claims';
 import type { CliCommand } from '../command';
 import { verifySqliteFile } from '../../stores/sqliteVerify';
+import { isJsonLinesPath, verifyJsonLinesFile } from './verifyJsonLines';
 
 /** Where a command writes; tests pass their own to read what a run printed. */
 export interface CliIo {
@@ -16,7 +17,7 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db>';
+const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db | log.jsonl>';
 const problemsShownMax = 50;
 
 /** Prints what was checked, the table recomputed from the logs, and every problem with its seq. */
@@ -77,10 +78,11 @@ export async function runVerify(args: readonly string[], io: CliIo = processIo):
   }
   const path = args[0] as string;
   if (isSqlitePath(path)) return verifySqlitePath(path, io);
+  if (isJsonLinesPath(path)) return verifyJsonLinesFile(path, io);
   return verifyEvidenceFile(path, io);
 }
 
 export const verifyCommand: CliCommand = {
-  summary: 'check an evidence file (logs, re-derived decisions, summary, claims); exit 1 on any problem',
+  summary: 'check an evidence file, a SQLite log or a JSON Lines log (re-derived decisions); exit 1 on any problem',
   run: (args) => runVerify(args),
 };
