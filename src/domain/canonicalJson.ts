@@ -10,7 +10,8 @@ const plainString = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 const quotedKeys = new Map<string, string>();
 const quotedKeysMax = 4_096;
 
-function quote(text: string): string {
+/** A string as canonical JSON text. */
+export function quote(text: string): string {
   return plainString.test(text) ? '"' + text + '"' : JSON.stringify(text);
 }
 

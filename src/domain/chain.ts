@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto';
-import { canonicalJsonWithout } from './canonicalJson';
+import { eventTextWithoutHash } from './eventText';
 import type { EventPayload, LedgerEvent } from './events';
 import { freeze } from 'immer';
 
@@ -13,7 +13,7 @@ export function sha256Hex(text: string): string {
 
 /** SHA-256 of the event's canonical JSON without its `hash` field. */
 export function eventHash(event: LedgerEvent | (EventPayload & { seq: number; at: number; prevHash: string })): string {
-  return sha256Hex(canonicalJsonWithout(event, 'hash'));
+  return sha256Hex(eventTextWithoutHash(event));
 }
 
 /** Chains a decided payload onto the log at `head`: assigns seq, time, prevHash and hash, and freezes it. */
@@ -26,6 +26,6 @@ export function sealEvent(payload: EventPayload, at: number, head: { readonly se
   event.at = at;
   event.prevHash = head.hash;
   event.hash = '';
-  event.hash = sha256Hex(canonicalJsonWithout(event, 'hash'));
+  event.hash = sha256Hex(eventTextWithoutHash(event));
   return freeze(event as unknown as LedgerEvent, true);
 }

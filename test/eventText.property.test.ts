@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { canonicalJsonWithout } from '../src/domain/canonicalJson';
+import { eventTextWithoutHash } from '../src/domain/eventText';
+
+// The hashed text of an event must be exactly the general canonical JSON, whatever the event holds:
+// the direct path for admissions and completions may only ever take a shortcut, never change a byte.
+const text = fc.oneof(fc.constantFrom('c_1', 'g_1', 'fs.read', '', 'a'.repeat(64)), fc.string({ unit: 'binary', maxLength: 8 }));
+const value = fc.oneof(
+  text,
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(null, undefined, true, -0, Number.NaN, Number.POSITIVE_INFINITY),
+  fc.constant({ calls: 1, inputBytes: 2 }),
+  fc.constant([1, 2]),
+);
+const amounts = fc.oneof(
+  fc.record({ calls: fc.integer(), inputBytes: fc.integer() }),
+  fc.record({ calls: value, inputBytes: value }, { requiredKeys: [] }),
+  fc.record({ calls: fc.integer(), inputBytes: fc.integer(), extra: value }),
+  fc.constant({ calls: 1, inputBytes: 2, toJSON: () => 'x' }),
+  value,
+);
+const event = fc
+  .record(
+    {
+      type: fc.constantFrom('call.admitted', 'call.completed', 'call.failed', 'grant.revoked'),
+      at: fc.oneof(fc.integer(), fc.double(), value),
+      callId: text,
+      grantId: fc.oneof(text, value),
+      prevHash: text,
+      hash: fc.oneof(text, fc.constant(undefined)),
+      seq: fc.oneof(fc.integer({ min: 1 }), value),
+      tool: text,
+      reserved: amounts,
+      extra: value,
+    },
+    { requiredKeys: [] },
+  )
+  .map((e) => e as Record<string, unknown>);
+
+const outcome = (f: () => string): { text?: string; threw?: boolean } => {
+  try {
+    return { text: f() };
+  } catch {
+    return { threw: true };
+  }
+};
+
+describe('eventTextWithoutHash', () => {
+  it('equals the general canonical JSON without hash on arbitrary near-events', () => {
+    fc.assert(
+      fc.property(event, (e) => {
+        expect(outcome(() => eventTextWithoutHash(e))).toEqual(outcome(() => canonicalJsonWithout(e, 'hash')));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('equals it on well-formed admissions and completions, strings that need escaping included', () => {
+    const str = fc.string({ unit: 'binary', maxLength: 12 });
+    const admitted = fc.record({ type: fc.constant('call.admitted'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, reserved: fc.record({ calls: fc.integer(), inputBytes: fc.integer() }) });
+    const completed = fc.record({ type: fc.constant('call.completed'), at: fc.double({ noNaN: true, noDefaultInfinity: true }), callId: str, grantId: str, prevHash: str, seq: fc.integer({ min: 1 }), tool: str });
+    fc.assert(fc.property(fc.oneof(admitted, completed), (e) => eventTextWithoutHash(e) === canonicalJsonWithout(e, 'hash')), { numRuns: 5_000 });
+  });
+
+  it('writes an admission with its keys in canonical order', () => {
+    const e = { type: 'call.admitted', tool: 't', seq: 2, reserved: { inputBytes: 5, calls: 1 }, prevHash: 'p', hash: 'h', grantId: 'g', callId: 'c', at: 7 };
+    expect(eventTextWithoutHash(e)).toBe('{"at":7,"callId":"c","grantId":"g","prevHash":"p","reserved":{"calls":1,"inputBytes":5},"seq":2,"tool":"t","type":"call.admitted"}');
+  });
+});
