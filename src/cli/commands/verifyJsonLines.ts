@@ -2,12 +2,7 @@ import { readFileSync } from 'node:fs';
 import { genesisHash } from '../../domain/events';
 import { lastLine, sharedBytes } from '../../verification/jsonLines';
 import { verifyParallel } from '../../verification/verifyParallel';
-
-/** Where the command writes (the same shape as verify.ts's CliIo). */
-export interface JsonLinesVerifyIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+import type { CliIo } from './verify';
 
 const problemsShownMax = 50;
 
@@ -20,7 +15,7 @@ export function isJsonLinesPath(path: string): boolean {
  * `verifyParallel` on two cores: shape, sequence, hash chain, hashes, re-derived decisions, callId
  * reuse. Exit code: 0 verified, 1 problems found, 2 the file cannot be read.
  */
-export async function verifyJsonLinesFile(path: string, io: JsonLinesVerifyIo): Promise<number> {
+export async function verifyJsonLinesFile(path: string, io: CliIo): Promise<number> {
   let bytes: Uint8Array;
   try {
     bytes = sharedBytes(readFileSync(path));
