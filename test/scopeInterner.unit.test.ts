@@ -52,19 +52,32 @@ describe('ScopeInterner', () => {
 });
 
 describe('issue', () => {
-  it('shares the narrowing schema of grants issued with equal args, and logs each grant in full', async () => {
+  const options = { tools: ['t.a'], args: { 't.a': { properties: { n: { maximum: 3 } } } }, budget: { calls: 5, inputBytes: 100 } };
+  const twoGrants = async (): Promise<{ ledger: ReturnType<typeof createLedger>; one: { grantId: string; token: string }; two: { grantId: string; token: string } }> => {
     const ledger = createLedger();
     await ledger.registerTool({ name: 't.a', inputSchema: { type: 'object', properties: { n: { type: 'number' } } }, run: () => 1 });
-    const options = { tools: ['t.a'], args: { 't.a': { properties: { n: { maximum: 3 } } } }, expiresAt: Date.now() + 60_000, budget: { calls: 5, inputBytes: 100 } };
-    const one = await ledger.issue(options);
-    const two = await ledger.issue(options);
+    const one = await ledger.issue({ ...options, expiresAt: Date.now() + 60_000 });
+    const two = await ledger.issue({ ...options, expiresAt: Date.now() + 60_000 });
+    return { ledger, one, two };
+  };
+
+  it('gives grants issued with equal args one shared narrowing schema in the state', async () => {
+    const { ledger, one, two } = await twoGrants();
     const state = ledger.state();
-    const g1 = shardGet(state.grants, one.grantId);
-    const g2 = shardGet(state.grants, two.grantId);
-    expect(g2?.scope.args).toBe(g1?.scope.args);
+    expect(shardGet(state.grants, two.grantId)?.scope.args).toBe(shardGet(state.grants, one.grantId)?.scope.args);
+    await ledger.close();
+  });
+
+  it('still logs each grant with its whole scope', async () => {
+    const { ledger } = await twoGrants();
     const issued = ledger.events().filter((e) => e.type === 'grant.issued');
     expect(issued.map((e) => (e.type === 'grant.issued' ? e.scope.args : undefined))).toEqual([options.args, options.args]);
-    expect((await ledger.invoke(two.token, 't.a', { n: 4 })).status).toBe('rejected');
+    await ledger.close();
+  });
+
+  it('enforces a shared narrowing schema on every grant that holds it', async () => {
+    const { ledger, two } = await twoGrants();
+    expect(await ledger.invoke(two.token, 't.a', { n: 4 })).toMatchObject({ status: 'rejected', reason: 'argument_not_permitted' });
     expect((await ledger.invoke(two.token, 't.a', { n: 3 })).status).toBe('completed');
     await ledger.close();
   });
