@@ -31,9 +31,7 @@ export function admitCommand(registry: ToolRegistry, state: LedgerState, call: A
   if (authority.ok) {
     const attached = registry.get(call.tool);
     if (attached === undefined) return undefined;
-    if (!call.args.ok) {
-      argumentCheck = 'invalid_arguments';
-    } else if (!attached.validate(call.args.value)) {
+    if (!call.args.ok || !attached.validate(call.args.value)) {
       argumentCheck = 'invalid_arguments';
     } else {
       const narrowing = registry.narrowingFor(authority.grant, call.tool);

@@ -1,3 +1,8 @@
+/** The text of the line at `[start, end)` (`end` at its `\n` or the end), a trailing `\r` dropped. */
+function lineText(buf: Buffer, start: number, end: number): string {
+  return buf.toString('utf8', start, end > start && buf[end - 1] === 13 ? end - 1 : end);
+}
+
 /**
  * The events of a JSON Lines log, one per non-blank line (a trailing `\r` is dropped). A line that is
  * not JSON yields its text, which the shape check reports as malformed.
@@ -8,9 +13,7 @@ export function* jsonLines(bytes: Uint8Array, byteEnd = bytes.byteLength): Gener
   while (start < buf.length) {
     let end = buf.indexOf(10, start);
     if (end < 0) end = buf.length;
-    let stop = end;
-    if (stop > start && buf[stop - 1] === 13) stop--;
-    const line = buf.toString('utf8', start, stop);
+    const line = lineText(buf, start, end);
     start = end + 1;
     // Event lines start with '{': only other lines can be blank.
     if (line.charCodeAt(0) !== 123 && line.trim() === '') continue;
@@ -57,9 +60,7 @@ export function lastLine(bytes: Uint8Array): string {
   let end = buf.length;
   while (end > 0) {
     const start = buf.lastIndexOf(10, end - 1) + 1;
-    let stop = end;
-    if (stop > start && buf[stop - 1] === 13) stop--;
-    const line = buf.toString('utf8', start, stop);
+    const line = lineText(buf, start, end);
     if (line.trim() !== '') return line;
     end = start - 1;
   }
