@@ -20,7 +20,7 @@ export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/s
 export { limits } from './domain/limits';
 export { memoryStore } from './stores/memoryStore';
 export { isSharedEventStore, isSnapshotEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore } from './stores/eventStore';
-export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './stores/sqliteStore';
+export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './stores/sqlite/sqliteStore';
 export { LedgerError, type LedgerErrorCode } from './errors';
 export { InvalidCommandError } from './stream/invalidCommandError';
 export { inputBytesOf } from './tools/arguments';

@@ -5,8 +5,8 @@ import readline from 'node:readline';
 import { createLedger, genesisHash, sealEvent, sqliteStore, verify, type EventPayload, type Ledger, type LedgerEvent } from '../src';
 import { runAudit } from '../src/cli/commands/audit';
 import { runExport } from '../src/cli/commands/export';
-import { verifySqliteFile } from '../src/stores/sqliteVerify';
-import type { AuditRow } from '../src/stores/sqliteAudit';
+import { verifySqliteFile } from '../src/stores/sqlite/sqliteVerify';
+import type { AuditRow } from '../src/stores/sqlite/sqliteAudit';
 import { manualClock } from './support/fixtures';
 import { captureIo, sqliteTempDir } from './support/sqliteFiles';
 

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
 import { createLedger, LedgerError, replay, sha256Hex, sqliteStore, type Ledger } from '../src';
-import { verifySqliteFile } from '../src/stores/sqliteVerify';
+import { verifySqliteFile } from '../src/stores/sqlite/sqliteVerify';
 import { captureIo, sqliteTempDir, tamper } from './support/sqliteFiles';
 
 const tmp = sqliteTempDir();

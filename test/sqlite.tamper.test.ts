@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { canonicalJson, createLedger, eventHash, LedgerError, sqliteStore, type LedgerEvent } from '../src';
-import { verifySqliteFile } from '../src/stores/sqliteVerify';
+import { verifySqliteFile } from '../src/stores/sqlite/sqliteVerify';
 import { runVerify } from '../src/cli/commands/verify';
 import { captureIo, sqliteTempDir, tamper } from './support/sqliteFiles';
 

@@ -1,4 +1,4 @@
-import { WriteLock, writeLockTiming, type WriteLockDeps } from '../src/stores/sqliteWriteLock';
+import { WriteLock, writeLockTiming, type WriteLockDeps } from '../src/stores/sqlite/sqliteWriteLock';
 
 /** A write lock on a fake clock: `sleep` advances time; `busyFor` tries fail before the lock frees. */
 function fakeLock(busyTimeoutMs: number, busyFor: number[] = []) {

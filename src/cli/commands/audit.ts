@@ -1,7 +1,7 @@
 import type { CliCommand } from '../command';
-import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqliteAudit';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqliteCliIo';
-import { openLogFile } from '../../stores/sqliteConnection';
+import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { openLogFile } from '../../stores/sqlite/sqliteConnection';
 
 const usage = `usage: atc audit <log.sqlite> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json]
                  [--follow [--interval ms] [--follow-max N]]`;

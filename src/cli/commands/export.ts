@@ -1,8 +1,8 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqliteCliIo';
-import { openLogFile } from '../../stores/sqliteConnection';
-import { exportEvents } from '../../stores/sqliteExport';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { openLogFile } from '../../stores/sqlite/sqliteConnection';
+import { exportEvents } from '../../stores/sqlite/sqliteExport';
 
 const usage = 'usage: atc export <log.sqlite> [--output log.jsonl]   (default: stdout)';
 

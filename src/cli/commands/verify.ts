@@ -3,7 +3,7 @@ import { verifyEvidence, type EvidenceReport } from '../../../experiments/eviden
 import { formatSummary } from '../../../experiments/evidence/summaryTable';
 import { claims } from '../../../experiments/evidence/claims';
 import type { CliCommand } from '../command';
-import { verifySqliteFile } from '../../stores/sqliteVerify';
+import { verifySqliteFile } from '../../stores/sqlite/sqliteVerify';
 import { isJsonLinesPath, verifyJsonLinesFile } from './verifyJsonLines';
 
 /** Where a command writes; tests pass their own to read what a run printed. */
@@ -59,7 +59,7 @@ export function verifyEvidenceFile(path: string, io: CliIo): number {
 
 // ---- SQLite logs ------------------------------------------------------------------------------
 // A `.sqlite`/`.db` path is a durable event log, not an evidence file: the SQLite store verifies it
-// (src/stores/sqliteVerify.ts).
+// (src/stores/sqlite/sqliteVerify.ts).
 function verifySqlitePath(path: string, io: CliIo): number | Promise<number> {
   // A progress bar is redrawn only on the real terminal; other outputs get a few progress lines.
   return verifySqliteFile(path, io === processIo && process.stderr.isTTY ? { ...io, tty: process.stderr } : io);

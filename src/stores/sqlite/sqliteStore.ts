@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { genesisHash, type LedgerEvent } from '../domain/events';
-import type { LedgerState } from '../domain/state';
-import { LedgerError } from '../errors';
-import type { SharedEventStore, SnapshotEventStore } from './eventStore';
+import { genesisHash, type LedgerEvent } from '../../domain/events';
+import type { LedgerState } from '../../domain/state';
+import { LedgerError } from '../../errors';
+import type { SharedEventStore, SnapshotEventStore } from '../eventStore';
 import { openConnection, type SqliteSynchronous } from './sqliteConnection';
 import { eventOfBody, rowOf } from './sqliteRows';
 import { latestSnapshotInfo, readLatestSnapshot, snapshotGap, writeSnapshot } from './sqliteSnapshots';

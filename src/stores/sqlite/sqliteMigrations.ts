@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { sha256Hex } from '../domain/chain';
-import { LedgerError } from '../errors';
+import { sha256Hex } from '../../domain/chain';
+import { LedgerError } from '../../errors';
 
 export interface Migration {
   readonly id: number;
@@ -16,7 +16,7 @@ const fileNamePattern = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
 /**
  * The package root: the nearest directory above this module whose package.json is ours. Works from
- * src/stores (ts-jest) and dist/src/stores (built) alike; package.json "files" ships migrations/.
+ * src/stores/sqlite (ts-jest) and dist/src/stores/sqlite (built) alike; package.json "files" ships migrations/.
  */
 export function packageRoot(from: string = __dirname): string {
   for (let dir = from; ; dir = path.dirname(dir)) {

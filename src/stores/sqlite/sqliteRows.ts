@@ -1,5 +1,5 @@
-import { canonicalJson } from '../domain/canonicalJson';
-import type { LedgerEvent } from '../domain/events';
+import { canonicalJson } from '../../domain/canonicalJson';
+import type { LedgerEvent } from '../../domain/events';
 
 /** One row of the `events` table: the canonical JSON body plus copies of fields for indexes and audits. */
 export interface EventRow {

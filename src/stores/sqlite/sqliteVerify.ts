@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
-import { canonicalJson } from '../domain/canonicalJson';
-import { sha256Hex } from '../domain/chain';
-import type { LedgerEvent } from '../domain/events';
-import { evolve } from '../domain/evolve';
-import { initialState, type LedgerState } from '../domain/state';
-import { verify } from '../verification/verify';
+import { canonicalJson } from '../../domain/canonicalJson';
+import { sha256Hex } from '../../domain/chain';
+import type { LedgerEvent } from '../../domain/events';
+import { evolve } from '../../domain/evolve';
+import { initialState, type LedgerState } from '../../domain/state';
+import { verify } from '../../verification/verify';
 import { openLogFile } from './sqliteConnection';
 import { columnMismatch, eventColumns, type EventRow } from './sqliteRows';
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { sha256Hex } from '../domain/chain';
-import type { LedgerState } from '../domain/state';
+import { sha256Hex } from '../../domain/chain';
+import type { LedgerState } from '../../domain/state';
 import { freezeDeep } from './sqliteRows';
 
 /** Snapshots kept in the file; older ones are deleted when a new one is written. */

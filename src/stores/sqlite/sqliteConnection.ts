@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import Database from 'better-sqlite3';
-import { LedgerError } from '../errors';
+import { LedgerError } from '../../errors';
 import { defaultMigrationsDir, migrate, readMigrations } from './sqliteMigrations';
 
 export type SqliteSynchronous = 'FULL' | 'EXTRA';
