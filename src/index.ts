@@ -18,6 +18,7 @@ export { canonicalJson } from './domain/canonicalJson';
 export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } from './domain/resources';
 export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
 export { limits } from './domain/limits';
+export { visibleTools, type VisibleTool } from './domain/visibleTools';
 export { memoryStore } from './stores/memoryStore';
 export { isSharedEventStore, isSnapshotEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore } from './stores/eventStore';
 export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './stores/sqlite/sqliteStore';

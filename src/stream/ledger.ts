@@ -5,6 +5,7 @@ import type { Command } from '../domain/commands';
 import { decide, type Decision } from '../domain/decide';
 import type { DecisionEvent, GrantScope, LedgerEvent } from '../domain/events';
 import { TransientState } from '../domain/transientState';
+import { visibleTools, type VisibleTool } from '../domain/visibleTools';
 import type { JsonObject } from '../domain/json';
 import { limits, toolNamePattern } from '../domain/limits';
 import { rejectMessage, type RejectReason } from '../domain/reasons';
@@ -140,6 +141,19 @@ class LedgerImpl implements Ledger {
       calls: { limit: grant.scope.budget.calls, used: grant.used.calls },
       inputBytes: { limit: grant.scope.budget.inputBytes, used: grant.used.inputBytes },
     };
+  }
+
+  visibleTools(token: string): readonly VisibleTool[] {
+    // Agent-facing: never throws (a failing shared store or clock shows nothing rather than too much).
+    try {
+      if (typeof token !== 'string') return [];
+      this.catchUp();
+      const at = this.clock();
+      if (typeof at !== 'number' || !Number.isFinite(at)) return [];
+      return visibleTools(this.current, shardGet(this.current.tokens, tokenDigest(token)), at);
+    } catch {
+      return [];
+    }
   }
 
   events(): readonly LedgerEvent[] {

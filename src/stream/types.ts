@@ -3,6 +3,7 @@ import type { DecisionEvent, LedgerEvent } from '../domain/events';
 import type { JsonObject } from '../domain/json';
 import type { RejectReason } from '../domain/reasons';
 import type { InFlightCall, LedgerState } from '../domain/state';
+import type { VisibleTool } from '../domain/visibleTools';
 import type { EventStore } from '../stores/eventStore';
 
 export interface ToolContext {
@@ -79,6 +80,12 @@ export interface Ledger {
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
   usage(grantId: string): Usage;
+  /**
+   * The tools this token may call now, each with its input schema and the narrowing schemas of its
+   * grant's chain (root's first). Empty for an unknown token, or when the grant is revoked, not yet
+   * valid or expired; a spent budget still lists them. Never throws.
+   */
+  visibleTools(token: string): readonly VisibleTool[];
   events(): readonly LedgerEvent[];
   state(): LedgerState;
   /** Calls admitted but not yet completed or failed (after a restart: calls a crash left open). */
