@@ -1,6 +1,6 @@
 import { canonicalize } from 'json-canonicalize';
 
-// Anything the fast path does not handle identically (toJSON, undefined array slots or holes,
+// Anything the fast path does not handle identically (a toJSON method, undefined array slots or holes,
 // functions, symbols, bigint, non-finite numbers, very deep or circular values) goes to the library.
 const unusual = Symbol('unusual');
 const depthMax = 128;
@@ -52,7 +52,9 @@ function write(value: unknown, depth: number): string {
       return String(value); // the same Number::toString JSON.stringify uses
     case 'object': {
       if (value === null) return 'null';
-      if (depth > depthMax || (value as { toJSON?: unknown }).toJSON != null) throw unusual;
+      // Only a toJSON *method* changes JSON text; a `toJSON` member that is data (JSON.parse makes
+      // no functions) is a key like any other, and the library would write it in insertion order.
+      if (depth > depthMax || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw unusual;
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
@@ -99,7 +101,7 @@ export function canonicalJsonWithout(value: object, omitted: string): string {
 /** Canonical JSON of an object without some of its top-level keys, with no copy of the object. */
 export function canonicalJsonOmitting(value: object, omitted: readonly string[]): string {
   try {
-    if ((value as { toJSON?: unknown }).toJSON != null || Array.isArray(value)) throw unusual;
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function' || Array.isArray(value)) throw unusual;
     let out = '{';
     let first = true;
     for (const key of sortedKeys(value)) {

@@ -79,7 +79,8 @@ function decideRegisterTool(state: LedgerState, command: RegisterToolCommand): D
   if (command.inputSchema === null || typeof command.inputSchema !== 'object' || Array.isArray(command.inputSchema)) {
     return refuse('invalid_tool', 'inputSchema must be a JSON Schema object');
   }
-  const existing = state.tools[command.tool];
+  // An own lookup: `constructor`, `toString`… are valid tool names, not inherited members.
+  const existing = Object.prototype.hasOwnProperty.call(state.tools, command.tool) ? state.tools[command.tool] : undefined;
   if (existing === undefined) return emit({ type: 'tool.registered', tool: command.tool, inputSchema: command.inputSchema });
   // Re-attaching an implementation after a restart appends nothing; a changed schema needs a new name.
   if (canonicalJson(existing.inputSchema) === canonicalJson(command.inputSchema)) return none;

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../domain/canonicalJson';
 import type { JsonObject } from '../domain/json';
 import { limits } from '../domain/limits';
+import { setOwn } from '../domain/ownData';
 
 export type ArgumentSnapshot =
   | { readonly ok: true; readonly value: JsonObject; readonly canonical: string; readonly bytes: number }
@@ -52,7 +53,7 @@ function clonePlainJson(value: unknown, depth: number, seen: Set<object>): Clone
           if (item === undefined) continue; // JSON drops undefined members
           const c = clonePlainJson(item, depth + 1, seen);
           if (c === invalid) { seen.delete(value); return invalid; }
-          copy[key] = c;
+          setOwn(copy, key, c); // `__proto__` stays own data, measured and validated like any key
         }
         out = Object.freeze(copy);
       }

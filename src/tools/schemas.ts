@@ -2,6 +2,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { canonicalJson } from '../domain/canonicalJson';
 import type { JsonObject, JsonValue } from '../domain/json';
+import { setOwn } from '../domain/ownData';
 
 type MutableSchema = { [key: string]: JsonValue | MutableSchema };
 
@@ -29,7 +30,7 @@ export function closeObjectSchemas(schema: JsonValue): JsonValue {
   }
   if (isObject(schema.properties)) {
     const props: MutableSchema = {};
-    for (const [name, sub] of Object.entries(schema.properties)) props[name] = closeObjectSchemas(sub as JsonValue);
+    for (const [name, sub] of Object.entries(schema.properties)) setOwn(props, name, closeObjectSchemas(sub as JsonValue));
     out.properties = props;
   }
   if (isObject(schema.items)) out.items = closeObjectSchemas(schema.items as JsonValue);
@@ -57,13 +58,38 @@ function declaredTopLevel(schema: JsonObject): ((key: string) => boolean) | unde
 
 export type ArgumentValidator = (args: JsonObject) => boolean;
 
+/**
+ * Where a schema names the property `__proto__` (a key of `properties`, `patternProperties`,
+ * `dependentRequired`/`dependentSchemas`, or an entry of `required`), or undefined. ajv skips that
+ * name, so such a rule would restrict nothing: the schema is refused instead. Walked without recursion.
+ */
+export function protoNamedAt(schema: JsonValue): string | undefined {
+  const stack: [JsonValue, string][] = [[schema, '#']];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop() as [JsonValue, string];
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push([item, `${at}/${i}`]));
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '__proto__') return at;
+      if (key === 'required' && Array.isArray(value) && value.includes('__proto__')) return `${at}/required`;
+      stack.push([value, `${at}/${key}`]);
+    }
+  }
+  return undefined;
+}
+
 /** Compiles JSON Schemas once (cached by canonical form) with ajv; one compiler per ledger. */
 export class SchemaCompiler {
   private readonly ajv: Ajv;
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor() {
-    this.ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
+    // ownProperties: `required`/`properties` look at own members only, so a missing `constructor`
+    // or `toString` is missing, not satisfied by Object.prototype's.
+    this.ajv = new Ajv({ allErrors: false, strict: false, ownProperties: true, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
     addFormats(this.ajv);
   }
 
@@ -71,6 +97,8 @@ export class SchemaCompiler {
     const key = canonicalJson(schema);
     let fn = this.cache.get(key);
     if (fn === undefined) {
+      const proto = protoNamedAt(schema);
+      if (proto !== undefined) throw new Error(`the schema names the property __proto__ at ${proto}, which JSON Schema validators ignore`);
       fn = this.ajv.compile(schema as object); // throws on a schema that does not compile
       this.cache.set(key, fn);
     }
