@@ -1,5 +1,5 @@
 // The public surface of agent-tool-capabilities.
-export { createLedger } from './stream/ledger';
+export { createLedger, openLedger } from './stream/ledger';
 export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, Usage, Budget } from './stream/types';
 export { replay } from './verification/replay';
 export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, type VerifyOptions } from './verification/verify';
@@ -20,7 +20,7 @@ export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/s
 export { limits } from './domain/limits';
 export { visibleTools, type VisibleTool } from './domain/visibleTools';
 export { memoryStore } from './stores/memoryStore';
-export { isSharedEventStore, isSnapshotEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore } from './stores/eventStore';
+export { isSharedEventStore, isSnapshotEventStore, isAsyncEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore, type AsyncEventStore } from './stores/eventStore';
 export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './stores/sqlite/sqliteStore';
 export { LedgerError, type LedgerErrorCode } from './errors';
 export { InvalidCommandError } from './stream/invalidCommandError';

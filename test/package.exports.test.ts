@@ -44,3 +44,26 @@ it('runs the atc binary and lists its commands', () => {
   expect(r.status).toBe(0);
   expect(r.stderr).toContain('usage: atc');
 });
+
+describe('the agent-tool-capabilities/postgres subpath', () => {
+  it('loads postgresStore with require() and import()', () => {
+    const cjs = node(['-e', `const m = require('agent-tool-capabilities/postgres'); console.log(typeof m.postgresStore)`]);
+    expect(cjs.stderr).toBe('');
+    expect(cjs.stdout.trim()).toBe('function');
+    const esm = node(['--input-type=module', '-e', `const m = await import('agent-tool-capabilities/postgres'); console.log(typeof m.postgresStore)`]);
+    expect(esm.stderr).toBe('');
+    expect(esm.stdout.trim()).toBe('function');
+  });
+
+  it('keeps pg out of the root entry, which still offers openLedger', () => {
+    const r = node(['-e', `const m = require('agent-tool-capabilities'); const pg = Object.keys(require.cache).filter((k) => /node_modules[\\\\/]pg[\\\\/]/.test(k)); console.log(typeof m.openLedger, pg.length)`]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('function 0');
+  });
+
+  it('ships typings for the subpath', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports: { './postgres': { types: string } } };
+    const typings = fs.readFileSync(path.join(root, pkg.exports['./postgres'].types), 'utf8');
+    expect(typings).toContain('postgresStore');
+  });
+});

@@ -50,3 +50,37 @@ export function isSnapshotEventStore(store: EventStore): store is SnapshotEventS
   const s = store as Partial<SnapshotEventStore>;
   return typeof s.latestSnapshot === 'function' && typeof s.loadAfter === 'function' && typeof s.offerSnapshot === 'function';
 }
+
+/**
+ * A store reached over the network (PostgreSQL): every operation is asynchronous, so a ledger on it
+ * is opened with `openLedger`. The ledger decides each batch inside `exclusive`, as with a
+ * SharedEventStore; snapshots are offered as with a SnapshotEventStore.
+ */
+export interface AsyncEventStore {
+  readonly kind: 'async';
+  /** The longest a command waits for the store (queue wait included) before failing closed. */
+  readonly timeoutMs: number;
+  /** How often an open ledger folds other writers' events when it has nothing else to do. */
+  readonly catchUpIntervalMs: number;
+  /** Connects and migrates; may be called again after it rejected. Rejects with LedgerError. */
+  open(): Promise<void>;
+  /** The newest trusted snapshot, or undefined to replay all. */
+  latestSnapshot(): Promise<LedgerState | undefined>;
+  /** Every event after `afterSeq`, in order. */
+  readAfter(afterSeq: number): Promise<readonly LedgerEvent[]>;
+  /**
+   * Runs one write transaction: takes the log's lock, reads the events after `afterSeq` (appended by
+   * other writers), calls `decide` with them, appends what it returns and commits. On a transient
+   * failure it may call `decide` again with a fresh read; it never calls it once a commit is known.
+   * Rejects with LedgerError('ledger_unavailable') once `deadline` (a `performance.now()` reading)
+   * passes or its retries are spent; nothing `decide` returned is then in the log.
+   */
+  exclusive(afterSeq: number, decide: (foreign: readonly LedgerEvent[]) => readonly LedgerEvent[], deadline: number): Promise<void>;
+  /** The state at the log's head; the store may persist it. Must never throw or reject. */
+  offerSnapshot(state: LedgerState): void;
+  close(): Promise<void>;
+}
+
+export function isAsyncEventStore(store: EventStore | AsyncEventStore): store is AsyncEventStore {
+  return (store as Partial<AsyncEventStore>).kind === 'async';
+}

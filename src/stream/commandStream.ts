@@ -7,18 +7,21 @@ import { BoundedQueue } from './boundedQueue';
  * `processBatch`, which decides and appends them synchronously. Only one batch runs at a time (JS
  * runs the pipeline to completion before the next drain), so every decision sees the state left by
  * the one before it: admission is atomic. A batch is one store append: group commit.
+ * With an asynchronous store `processBatch` returns a promise, and the next batch waits for it.
  */
 export class CommandStream<Request> {
   private readonly queue: BoundedQueue<Request>;
   private readonly drains$ = new Subject<void>();
   private readonly subscription: Subscription;
   private scheduled = false;
+  /** The batch an asynchronous `processBatch` is still working on. */
+  private running: Promise<void> | undefined;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
     capacity: number,
     private readonly batchMax: number,
-    processBatch: (batch: Request[]) => void,
+    processBatch: (batch: Request[]) => void | Promise<void>,
   ) {
     this.queue = new BoundedQueue<Request>(capacity);
     this.subscription = this.drains$
@@ -26,7 +29,10 @@ export class CommandStream<Request> {
         map(() => this.take()),
         filter((batch) => batch.length > 0),
       )
-      .subscribe((batch) => processBatch(batch));
+      .subscribe((batch) => {
+        const result = processBatch(batch);
+        if (result !== undefined) this.running = result;
+      });
   }
 
   get pending(): number {
@@ -48,7 +54,7 @@ export class CommandStream<Request> {
 
   /** Resolves when the queue is empty. */
   idle(): Promise<void> {
-    if (this.queue.length === 0 && !this.scheduled) return Promise.resolve();
+    if (this.queue.length === 0 && !this.scheduled && this.running === undefined) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -67,19 +73,34 @@ export class CommandStream<Request> {
   // The first drain runs on a microtask (low latency); follow-up drains of a long queue yield to the
   // event loop so tools, timers and I/O progress between batches.
   private schedule(yieldFirst: boolean): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
     const run = (): void => {
       this.scheduled = false;
       this.drains$.next();
-      if (this.queue.length > 0) this.schedule(true);
-      else if (this.idleWaiters.length > 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const w of waiters) w();
+      const running = this.running;
+      if (running !== undefined) {
+        // processBatch handles its own failures; the stream only waits for it to end.
+        void running.then(() => this.afterAsyncBatch(), () => this.afterAsyncBatch());
+        return;
       }
+      if (this.queue.length > 0) this.schedule(true);
+      else this.wakeIdle();
     };
     if (yieldFirst) setImmediate(run);
     else queueMicrotask(run);
+  }
+
+  private wakeIdle(): void {
+    if (this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private afterAsyncBatch(): void {
+    this.running = undefined;
+    if (this.queue.length > 0) this.schedule(false);
+    else this.wakeIdle();
   }
 }

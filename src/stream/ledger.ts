@@ -12,7 +12,7 @@ import { rejectMessage, type RejectReason } from '../domain/reasons';
 import { shardGet, shardValues } from '../domain/shardedMap';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import { LedgerError } from '../errors';
-import { isSharedEventStore, isSnapshotEventStore, type EventStore } from '../stores/eventStore';
+import { isAsyncEventStore, isSharedEventStore, isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../stores/eventStore';
 import { memoryStore } from '../stores/memoryStore';
 import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
@@ -23,7 +23,7 @@ import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
 import type { IssueOptions, InvokeOutcome, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
-import { openLog } from './openLog';
+import { openLog, openLogAsync } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
 import { foldForeign } from './foldForeign';
 
@@ -33,9 +33,18 @@ type BatchResult =
   | { readonly kind: 'refused'; readonly decision: Extract<Decision, { ok: false }> }
   | { readonly kind: 'unavailable'; readonly cause: unknown };
 
-type HostRequest = { readonly kind: 'host'; readonly command: (at: number) => Command; readonly done: (r: BatchResult) => void };
-type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void };
-type Request = HostRequest | InvokeRequest;
+type HostRequest = { readonly kind: 'host'; readonly command: (at: number) => Command; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
+type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
+/** An asynchronous store's periodic fold of other writers' events (it decides nothing). */
+type CatchUpRequest = { readonly kind: 'catchUp'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
+type Request = HostRequest | InvokeRequest | CatchUpRequest;
+
+/** What an asynchronous store held when `openLedger` opened it. */
+interface OpenedAsync {
+  readonly store: AsyncEventStore;
+  readonly state: LedgerState;
+  readonly events: LedgerEvent[];
+}
 
 interface Running {
   readonly grantId: string;
@@ -46,7 +55,13 @@ const invalidToolName = '(invalid-name)';
 
 class LedgerImpl implements Ledger {
   private current: LedgerState;
-  private readonly store: EventStore;
+  /** Exactly one of the two is set: a synchronous store, or an asynchronous one (openLedger). */
+  private readonly store: EventStore | undefined;
+  private readonly asyncStore: AsyncEventStore | undefined;
+  /** With an asynchronous store: every event folded so far, for `events()`. */
+  private readonly folded: LedgerEvent[] | undefined;
+  private catchUpTimer: ReturnType<typeof setInterval> | undefined;
+  private catchUpQueued = false;
   private readonly clock: () => number;
   private readonly refundOnError: boolean;
   private readonly registry = new ToolRegistry();
@@ -61,15 +76,29 @@ class LedgerImpl implements Ledger {
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
 
-  constructor(options: LedgerOptions) {
+  constructor(options: LedgerOptions, opened?: OpenedAsync) {
     isolateSubscriberErrors();
     this.clock = options.clock ?? Date.now;
-    this.store = options.store ?? memoryStore();
+    const store = opened?.store ?? options.store ?? memoryStore();
+    if (isAsyncEventStore(store) && opened === undefined) throw new TypeError('this store is asynchronous: open the ledger with `await openLedger(options)`');
+    this.store = isAsyncEventStore(store) ? undefined : store;
+    this.asyncStore = opened?.store;
+    this.folded = opened?.events;
     this.refundOnError = options.onToolError === 'refund';
     const pendingMax = options.pendingCommandsMax ?? limits.pendingCommandsMax;
     if (!Number.isSafeInteger(pendingMax) || pendingMax < 1) throw new TypeError('pendingCommandsMax must be a positive integer');
-    this.current = openLog(this.store);
-    this.stream = new CommandStream<Request>(pendingMax, limits.batchCommandsMax, (batch) => this.processBatch(batch));
+    this.current = opened?.state ?? openLog(this.store as EventStore);
+    const asyncStore = this.asyncStore;
+    const syncStore = this.store as EventStore;
+    this.stream = new CommandStream<Request>(
+      pendingMax,
+      limits.batchCommandsMax,
+      asyncStore !== undefined ? (batch) => this.processBatchAsync(asyncStore, batch) : (batch) => this.processBatch(syncStore, batch),
+    );
+    if (this.asyncStore !== undefined) {
+      this.catchUpTimer = setInterval(() => this.queueCatchUp(), this.asyncStore.catchUpIntervalMs);
+      this.catchUpTimer.unref();
+    }
     this.events$ = this.events$Subject.asObservable();
     this.decisions$ = this.events$.pipe(filter((e): e is DecisionEvent => e.type === 'call.admitted' || e.type === 'call.rejected'));
   }
@@ -158,7 +187,7 @@ class LedgerImpl implements Ledger {
 
   events(): readonly LedgerEvent[] {
     this.catchUp();
-    return Object.freeze(Array.from(this.store.load()));
+    return Object.freeze(this.folded !== undefined ? this.folded.slice() : Array.from((this.store as EventStore).load()));
   }
 
   state(): LedgerState {
@@ -180,8 +209,10 @@ class LedgerImpl implements Ledger {
       await this.stream.idle();
     }
     this.stream.stop();
+    if (this.catchUpTimer !== undefined) clearInterval(this.catchUpTimer);
     this.events$Subject.complete();
-    this.store.close?.();
+    if (this.asyncStore !== undefined) await this.asyncStore.close();
+    else this.store?.close?.();
   }
 
   // ---- agent side ------------------------------------------------------------------------------
@@ -194,7 +225,7 @@ class LedgerImpl implements Ledger {
     const snapshot = snapshotArguments(args);
     // One request object per call, built where its `done` exists (a burst keeps 100,000 of them alive).
     const result = await new Promise<BatchResult>((resolve) => {
-      const request: InvokeRequest = { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve };
+      const request: InvokeRequest = { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve, queuedAt: this.queuedAt() };
       if (!this.stream.submit(request)) resolve({ kind: 'unavailable', cause: 'queue full' });
     });
     if (result.kind !== 'decided') return rejected(callId, 'ledger_unavailable');
@@ -224,6 +255,7 @@ class LedgerImpl implements Ledger {
         kind: 'host',
         command: (at) => ({ type: 'settle', at, callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError }),
         done: resolve,
+        queuedAt: this.queuedAt(),
       });
     });
     this.running.delete(admitted.callId);
@@ -245,21 +277,26 @@ class LedgerImpl implements Ledger {
         else if (result.kind === 'refused') reject(new InvalidCommandError(result.decision.code, result.decision.message));
         else reject(new LedgerError('ledger_unavailable', 'the store could not record the command', { cause: result.cause }));
       };
-      if (!this.stream.submit({ kind: 'host', command, done })) done({ kind: 'unavailable', cause: 'too many pending commands' });
+      if (!this.stream.submit({ kind: 'host', command, done, queuedAt: this.queuedAt() })) done({ kind: 'unavailable', cause: 'too many pending commands' });
     });
   }
 
+  /** When a request was queued, for an asynchronous store's deadline (the synchronous path needs none). */
+  private queuedAt(): number {
+    return this.asyncStore === undefined ? 0 : performance.now();
+  }
+
   /** Decides a whole batch against a working state, appends its events in one store call, then commits. */
-  private processBatch(batch: Request[]): void {
+  private processBatch(store: EventStore, batch: Request[]): void {
     let foreign: readonly LedgerEvent[] = [];
     let outcome: { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } | undefined;
     try {
       const decideAll = (caughtUp: readonly LedgerEvent[]): void => {
         foreign = caughtUp;
         outcome = this.decideBatch(foldForeign(this.current, caughtUp), batch);
-        if (outcome.sealed.length > 0) this.store.append(outcome.sealed);
+        if (outcome.sealed.length > 0) store.append(outcome.sealed);
       };
-      if (isSharedEventStore(this.store)) this.store.exclusive(this.current.head.seq, decideAll);
+      if (isSharedEventStore(store)) store.exclusive(this.current.head.seq, decideAll);
       else decideAll([]);
     } catch (cause) {
       outcome = undefined;
@@ -273,7 +310,54 @@ class LedgerImpl implements Ledger {
     this.publish(foreign);
     this.publish(outcome.sealed);
     for (let i = 0; i < batch.length; i++) (batch[i] as Request).done(outcome.results[i] as BatchResult);
-    if (outcome.sealed.length > 0 && isSnapshotEventStore(this.store)) this.store.offerSnapshot(this.current);
+    if (outcome.sealed.length > 0 && isSnapshotEventStore(store)) store.offerSnapshot(this.current);
+  }
+
+  /**
+   * The same on an asynchronous store: one write transaction decides and appends the batch after
+   * folding other writers' events; a batch of catch-up requests only reads. The batch's deadline
+   * runs from its oldest request, so time spent queued behind a stalled batch counts.
+   */
+  private async processBatchAsync(store: AsyncEventStore, batch: Request[]): Promise<void> {
+    let foreign: readonly LedgerEvent[] = [];
+    let outcome: { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } | undefined;
+    const deadline = batch.reduce((oldest, r) => Math.min(oldest, r.queuedAt), Infinity) + store.timeoutMs;
+    try {
+      if (batch.every((r) => r.kind === 'catchUp')) {
+        this.catchUpQueued = false;
+        foreign = await store.readAfter(this.current.head.seq);
+        outcome = { state: foldForeign(this.current, foreign), sealed: [], results: batch.map(() => ({ kind: 'decided', events: [] })) };
+      } else {
+        await store.exclusive(
+          this.current.head.seq,
+          (caughtUp) => {
+            foreign = caughtUp;
+            outcome = this.decideBatch(foldForeign(this.current, caughtUp), batch);
+            return outcome.sealed;
+          },
+          deadline,
+        );
+      }
+    } catch (cause) {
+      for (const request of batch) request.done({ kind: 'unavailable', cause });
+      return;
+    }
+    if (outcome === undefined) return;
+    this.current = outcome.state;
+    const folded = this.folded as LedgerEvent[];
+    for (const event of foreign) folded.push(event);
+    for (const event of outcome.sealed) folded.push(event);
+    this.publish(foreign);
+    this.publish(outcome.sealed);
+    for (let i = 0; i < batch.length; i++) (batch[i] as Request).done(outcome.results[i] as BatchResult);
+    if (outcome.sealed.length > 0 || foreign.length > 0) store.offerSnapshot(this.current);
+  }
+
+  /** Queues one catch-up when the stream has nothing else to do (any batch catches up anyway). */
+  private queueCatchUp(): void {
+    if (this.closing || this.catchUpQueued || this.stream.pending > 0) return;
+    this.catchUpQueued = true;
+    this.stream.submitAlways({ kind: 'catchUp', done: () => undefined, queuedAt: this.queuedAt() });
   }
 
   private decideBatch(start: LedgerState, batch: readonly Request[]): { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } {
@@ -282,6 +366,10 @@ class LedgerImpl implements Ledger {
     const sealed: LedgerEvent[] = [];
     const results: BatchResult[] = [];
     for (const request of batch) {
+      if (request.kind === 'catchUp') {
+        results.push({ kind: 'decided', events: [] });
+        continue;
+      }
       const state = transient.view;
       const at = this.clock();
       const command = request.kind === 'host' ? request.command(at) : admitCommand(this.registry, state, request, at);
@@ -325,7 +413,7 @@ class LedgerImpl implements Ledger {
 
   /** With a shared store, folds what other writers appended since this ledger last looked. */
   private catchUp(): void {
-    if (!isSharedEventStore(this.store) || this.closing) return;
+    if (this.store === undefined || !isSharedEventStore(this.store) || this.closing) return;
     const foreign = this.store.readAfter(this.current.head.seq);
     if (foreign.length === 0) return;
     this.current = foldForeign(this.current, foreign);
@@ -355,6 +443,19 @@ function hostJson(value: unknown, what: string): JsonObject {
 /** Opens a ledger: rebuilds state from the store's log (refusing a log that does not verify). */
 export function createLedger(options: LedgerOptions = {}): Ledger {
   return new LedgerImpl(options);
+}
+
+/**
+ * Opens a ledger on any store: resolves once the store is open and the state rebuilt. An
+ * asynchronous store (PostgreSQL) is connected and migrated first; a synchronous one opens as in
+ * `createLedger`. Rejects with LedgerError when the store cannot be opened or its log does not verify.
+ */
+export async function openLedger(options: LedgerOptions = {}): Promise<Ledger> {
+  const store = options.store;
+  if (store === undefined || !isAsyncEventStore(store)) return createLedger(options);
+  await store.open();
+  const { state, events } = await openLogAsync(store);
+  return new LedgerImpl(options, { store, state, events });
 }
 
 

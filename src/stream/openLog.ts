@@ -1,9 +1,10 @@
 import { freeze } from 'immer';
 import { eventHash } from '../domain/chain';
+import type { LedgerEvent } from '../domain/events';
 import { initialState, type LedgerState } from '../domain/state';
 import { TransientState } from '../domain/transientState';
 import { LedgerError } from '../errors';
-import { isSnapshotEventStore, type EventStore } from '../stores/eventStore';
+import { isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../stores/eventStore';
 
 /**
  * Rebuilds the state from a store's log, refusing one whose sequence or hash chain does not verify.
@@ -13,10 +14,35 @@ import { isSnapshotEventStore, type EventStore } from '../stores/eventStore';
 export function openLog(store: EventStore): LedgerState {
   const snapshots = isSnapshotEventStore(store) ? store : undefined;
   const snapshot = snapshots?.latestSnapshot();
-  // Batch folds change only nodes that are not frozen yet (transientState.ts): a store's snapshot
-  // must come frozen; immer's deep freeze returns at once when it already is.
-  const start = snapshot === undefined ? initialState : freeze(snapshot, true);
   const events = snapshot !== undefined && snapshots !== undefined ? snapshots.loadAfter(snapshot.head.seq) : store.load();
+  const state = foldChecked(startOf(snapshot), events);
+  snapshots?.offerSnapshot(state);
+  return state;
+}
+
+/**
+ * The same for an asynchronous store. It also returns every stored event: a ledger on such a store
+ * answers `events()` synchronously from this copy (kept up to date as it folds).
+ */
+export async function openLogAsync(store: AsyncEventStore): Promise<{ readonly state: LedgerState; readonly events: LedgerEvent[] }> {
+  const snapshot = await store.latestSnapshot();
+  const events = (await store.readAfter(0)) as LedgerEvent[];
+  const from = snapshot === undefined ? 0 : snapshot.head.seq;
+  // The snapshot is bound to the stored event at its seq (the store checks its head hash): only the
+  // events after it are folded and checked here.
+  const state = foldChecked(startOf(snapshot), from === 0 ? events : events.slice(from));
+  if (snapshot !== undefined && events[from - 1]?.hash !== snapshot.head.hash) throw new LedgerError('invalid_log', `the snapshot at seq ${from} does not match the stored log`);
+  store.offerSnapshot(state);
+  return { state, events };
+}
+
+// Batch folds change only nodes that are not frozen yet (transientState.ts): a store's snapshot
+// must come frozen; immer's deep freeze returns at once when it already is.
+function startOf(snapshot: LedgerState | undefined): LedgerState {
+  return snapshot === undefined ? initialState : freeze(snapshot, true);
+}
+
+function foldChecked(start: LedgerState, events: Iterable<LedgerEvent>): LedgerState {
   // One batch fold (each trie path copied once per few thousand events), equal to folding `evolve`.
   const fold = new TransientState(start);
   for (const event of events) {
@@ -25,7 +51,5 @@ export function openLog(store: EventStore): LedgerState {
     if (event.prevHash !== head.hash || eventHash(event) !== event.hash) throw new LedgerError('invalid_log', `stored log's hash chain breaks at seq ${event.seq}`);
     fold.apply(event);
   }
-  const state = fold.commit();
-  snapshots?.offerSnapshot(state);
-  return state;
+  return fold.commit();
 }

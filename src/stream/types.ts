@@ -4,7 +4,7 @@ import type { JsonObject } from '../domain/json';
 import type { RejectReason } from '../domain/reasons';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import type { VisibleTool } from '../domain/visibleTools';
-import type { EventStore } from '../stores/eventStore';
+import type { AsyncEventStore, EventStore } from '../stores/eventStore';
 
 export interface ToolContext {
   /** Aborted when the grant is revoked with `abortInFlight: true` (or the ledger is closed). */
@@ -64,8 +64,8 @@ export interface Usage {
 export interface LedgerOptions {
   /** ms since epoch; default Date.now. Every time check and every event's `at` uses it. */
   readonly clock?: () => number;
-  /** Default: in memory. */
-  readonly store?: EventStore;
+  /** Default: in memory. An AsyncEventStore (PostgreSQL) needs `openLedger`. */
+  readonly store?: EventStore | AsyncEventStore;
   /** Budget of a call whose tool throws: kept ('consume', default) or given back ('refund'). */
   readonly onToolError?: 'consume' | 'refund';
   /** Commands that may wait in the stream; beyond it calls are rejected `ledger_unavailable`. */

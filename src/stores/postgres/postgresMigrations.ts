@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { LedgerError } from '../../errors';
+import { packageRoot, readMigrations, type Migration } from '../sqlite/sqliteMigrations';
+import type { HeldClient } from './postgresPool';
+import { quoteIdent } from './postgresSql';
+
+export function defaultPostgresMigrationsDir(): string {
+  return path.join(packageRoot(__dirname), 'migrations', 'postgres');
+}
+
+export function postgresMigrations(dir: string = defaultPostgresMigrationsDir()): readonly Migration[] {
+  return readMigrations(dir);
+}
+
+interface AppliedRow {
+  id: number;
+  name: string;
+  sha256: string;
+}
+
+/** Advisory lock namespace for migrations ('atcm'); the log's own lock uses another. */
+const migrationLockSpace = 0x6174636d;
+
+/**
+ * Brings the schema up to date. A schema already at the files' version is only read (so the ledger's
+ * least-privileged role, which cannot create anything, opens it). Otherwise every missing migration
+ * is applied (unless `readonly`), once, in one transaction under a transaction-scoped advisory lock, so concurrent
+ * openers on many hosts apply each exactly once; recorded migrations that differ from the files
+ * (edited after release) or are newer than them are refused.
+ */
+export async function migratePostgres(client: HeldClient, schema: string, migrations: readonly Migration[], readonly = false): Promise<void> {
+  const s = quoteIdent(schema);
+  const before = await appliedRows(client, schema);
+  const appliedBefore = before === undefined ? 0 : check(migrations, before);
+  if (appliedBefore === migrations.length) return;
+  if (readonly) {
+    throw new LedgerError('store_failed', before === undefined ? `schema ${schema} holds no ledger` : `the ledger schema ${schema} is at migration ${appliedBefore}, this version needs ${migrations.length}: open it once read-write to migrate`);
+  }
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [migrationLockSpace, schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`SET LOCAL search_path TO ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      id integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const applied = (await appliedRows(client, schema)) ?? [];
+    for (const migration of migrations.slice(check(migrations, applied))) {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (id, name, sha256) VALUES ($1, $2, $3)', [migration.id, migration.name, migration.sha256]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    client.fail();
+    throw error;
+  }
+}
+
+async function appliedRows(client: HeldClient, schema: string): Promise<AppliedRow[] | undefined> {
+  const exists = await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [`${quoteIdent(schema)}.schema_migrations`]);
+  if (exists.rows[0]?.present !== true) return undefined;
+  const result = await client.query(`SELECT id, name, sha256 FROM ${quoteIdent(schema)}.schema_migrations ORDER BY id`);
+  return result.rows as AppliedRow[];
+}
+
+/** Checks the recorded migrations against the files; returns how many are applied. */
+function check(migrations: readonly Migration[], applied: readonly AppliedRow[]): number {
+  applied.forEach((row, i) => {
+    const file = migrations[i];
+    if (row.id !== i + 1) throw new LedgerError('store_failed', `schema_migrations is not contiguous at id ${row.id}`);
+    if (file === undefined) throw new LedgerError('store_failed', `the database has migration ${row.id} (${row.name}), which this version does not know: upgrade agent-tool-capabilities`);
+    if (file.name !== row.name || file.sha256 !== row.sha256) {
+      throw new LedgerError('store_failed', `migration ${row.id} (${row.name}) was applied from a different file than migrations/postgres/${String(file.id).padStart(4, '0')}_${file.name}.sql (sha256 differs): released migrations must never be edited`);
+    }
+  });
+  return applied.length;
+}

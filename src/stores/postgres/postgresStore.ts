@@ -1,0 +1,233 @@
+import type { Pool } from 'pg';
+import type { LedgerEvent } from '../../domain/events';
+import type { LedgerState } from '../../domain/state';
+import { LedgerError } from '../../errors';
+import type { AsyncEventStore } from '../eventStore';
+import { eventOfBody } from '../sqlite/sqliteRows';
+import { checkContinues } from './postgresAppend';
+import { isRetryable, postgresFailure } from './postgresErrors';
+import { appendAndCommit, beginLocked, type LockProtocol, type PostgresTables } from './postgresLocking';
+import { migratePostgres, postgresMigrations } from './postgresMigrations';
+import { PostgresPool, type HeldClient } from './postgresPool';
+import { readLatestSnapshot, SnapshotWriter } from './postgresSnapshots';
+import { quoteIdent, schemaNamePattern } from './postgresSql';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/db`; the store creates (and on close ends) its own pool. */
+  readonly connectionString?: string;
+  /** Or a pool of yours (pg 8): the store never ends it. */
+  readonly pool?: Pool;
+  /** The schema holding the ledger's tables (created by the first migration). Default 'atc'. */
+  readonly schema?: string;
+  /**
+   * The longest a command waits for the server, queueing included, before it fails closed
+   * (`ledger_unavailable` for a call, LedgerError for a host command and for openLedger). Default 10,000.
+   */
+  readonly timeoutMs?: number;
+  /** Transient failures (lost connection, deadlock, serialization) retried per batch. Default 6. */
+  readonly retriesMax?: number;
+  /** How often an idle ledger folds other hosts' events, in ms: 10 to 1,000. Default 1,000. */
+  readonly catchUpIntervalMs?: number;
+  /** Snapshot when the head is at least this many events past the newest one; 0 never. Default 2,000. */
+  readonly snapshotEvery?: number;
+  /** Clients the store's own pool may open. Default 4. */
+  readonly poolSizeMax?: number;
+  /** Apply no migrations; require the schema to be up to date (the CLI). Default false. */
+  readonly readonly?: boolean;
+  /** Where the numbered PostgreSQL migrations live. Default: the package's migrations/postgres/. */
+  readonly migrationsDir?: string;
+}
+
+export interface PostgresEventStore extends AsyncEventStore {
+  readonly schema: string;
+  /** The seq of the snapshot the last `latestSnapshot()` returned, if any. */
+  readonly openedFromSnapshotSeq: number | undefined;
+}
+
+export const postgresDefaults = { schema: 'atc', timeoutMs: 10_000, retriesMax: 6, catchUpIntervalMs: 1_000, snapshotEvery: 2_000, poolSizeMax: 4 } as const;
+/** Rows per round trip when reading the log (bounded memory per read, each page within the deadline). */
+const readPageRows = 20_000;
+
+type Settings = Required<Pick<PostgresStoreOptions, 'schema' | 'timeoutMs' | 'retriesMax' | 'catchUpIntervalMs' | 'snapshotEvery' | 'readonly'>> & { readonly migrationsDir: string | undefined };
+
+/** Internal knobs: the locking protocol (measured in experiments/bench), for benchmarks and tests. */
+export interface PostgresInternals {
+  readonly protocol?: LockProtocol;
+}
+
+export class PostgresStore implements PostgresEventStore {
+  readonly kind = 'async';
+  readonly schema: string;
+  readonly timeoutMs: number;
+  readonly catchUpIntervalMs: number;
+  openedFromSnapshotSeq: number | undefined;
+  protected readonly tables: PostgresTables;
+  protected readonly protocol: LockProtocol;
+  private readonly snapshots: SnapshotWriter;
+  private closed = false;
+
+  constructor(
+    protected readonly pool: PostgresPool,
+    protected readonly settings: Settings,
+    internals: PostgresInternals = {},
+  ) {
+    this.schema = settings.schema;
+    this.timeoutMs = settings.timeoutMs;
+    this.catchUpIntervalMs = settings.catchUpIntervalMs;
+    this.protocol = internals.protocol ?? 'advisory';
+    const s = quoteIdent(settings.schema);
+    this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
+    this.snapshots = new SnapshotWriter(pool, this.tables, settings.snapshotEvery, settings.readonly, Math.min(settings.timeoutMs, 2_000));
+  }
+
+  async open(): Promise<void> {
+    this.assertOpen();
+    await this.withClient('open the log', async (client) => {
+      await migratePostgres(client, this.schema, postgresMigrations(this.settings.migrationsDir), this.settings.readonly);
+    });
+    await this.snapshots.load();
+  }
+
+  async latestSnapshot(): Promise<LedgerState | undefined> {
+    this.openedFromSnapshotSeq = undefined;
+    const state = await this.withClient('read snapshots', (client) => readLatestSnapshot(client, this.tables));
+    this.openedFromSnapshotSeq = state?.head.seq;
+    return state;
+  }
+
+  async readAfter(afterSeq: number): Promise<readonly LedgerEvent[]> {
+    const events: LedgerEvent[] = [];
+    for (let from = afterSeq; ; ) {
+      // Each page is its own bounded round trip: a long log is slow to read, not "unavailable".
+      const page = await this.withClient('read the log', async (client) => {
+        const result = await client.query(`SELECT body FROM ${this.tables.events} WHERE seq > $1 ORDER BY seq LIMIT ${readPageRows}`, [from]);
+        return (result.rows as { body: string }[]).map((row) => eventOfBody(row.body));
+      });
+      for (const event of page) events.push(event);
+      if (page.length < readPageRows) return events;
+      from = (page[page.length - 1] as LedgerEvent).seq;
+    }
+  }
+
+  async exclusive(afterSeq: number, decide: (foreign: readonly LedgerEvent[]) => readonly LedgerEvent[], deadline: number): Promise<void> {
+    this.assertOpen();
+    if (this.settings.readonly) throw new LedgerError('store_failed', 'the PostgreSQL store was opened read-only');
+    /** The first event of an attempt whose COMMIT may have landed although the client saw an error. */
+    let uncertain: LedgerEvent | undefined;
+    for (let attempt = 0; ; attempt++) {
+      let client: HeldClient | undefined;
+      let sent: LedgerEvent | undefined;
+      try {
+        client = await this.pool.connect(deadline);
+        const foreign = await beginLocked(client, this.tables, this.protocol, afterSeq, deadline - performance.now());
+        if (uncertain !== undefined && landed(foreign, uncertain)) {
+          // The earlier attempt committed: its decisions stand, and must not be made twice.
+          await client.query('ROLLBACK');
+          return;
+        }
+        const events = decide(foreign);
+        const last = foreign[foreign.length - 1];
+        if (events.length > 0) checkContinues(last !== undefined ? last : { seq: afterSeq, hash: (events[0] as LedgerEvent).prevHash }, events);
+        sent = events[0];
+        await appendAndCommit(client, this.tables, this.protocol, events);
+        return;
+      } catch (error) {
+        client?.fail();
+        if (sent !== undefined) uncertain = sent;
+        if (!isRetryable(error) || attempt >= this.settings.retriesMax || performance.now() >= deadline || this.closed) throw postgresFailure(error, 'record the batch');
+        await pause(attempt, deadline);
+      } finally {
+        client?.release();
+      }
+    }
+  }
+
+  offerSnapshot(state: LedgerState): void {
+    if (!this.closed) this.snapshots.offer(state);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.snapshots.idle();
+    await this.pool.end();
+  }
+
+  /** One client for `fn`, within a fresh deadline; transient failures retried as in `exclusive`. */
+  protected async withClient<T>(what: string, fn: (client: HeldClient) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const deadline = performance.now() + this.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      let client: HeldClient | undefined;
+      try {
+        client = await this.pool.connect(deadline);
+        return await fn(client);
+      } catch (error) {
+        client?.fail();
+        if (!isRetryable(error) || attempt >= this.settings.retriesMax || performance.now() >= deadline || this.closed) throw postgresFailure(error, what);
+        await pause(attempt, deadline);
+      } finally {
+        client?.release();
+      }
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new LedgerError('closed', 'the PostgreSQL store is closed');
+  }
+}
+
+function landed(foreign: readonly LedgerEvent[], first: LedgerEvent): boolean {
+  return foreign.some((event) => event.seq === first.seq && event.hash === first.hash);
+}
+
+/** Exponential backoff with jitter (25 ms, 50 ms, … at most 1 s), never past the deadline. */
+function pause(attempt: number, deadline: number): Promise<void> {
+  const ms = Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2);
+  const wait = Math.max(0, Math.min(ms, deadline - performance.now()));
+  return new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+function validated(options: PostgresStoreOptions): Settings {
+  const schema = options.schema ?? postgresDefaults.schema;
+  const timeoutMs = options.timeoutMs ?? postgresDefaults.timeoutMs;
+  const retriesMax = options.retriesMax ?? postgresDefaults.retriesMax;
+  const catchUpIntervalMs = options.catchUpIntervalMs ?? postgresDefaults.catchUpIntervalMs;
+  const snapshotEvery = options.snapshotEvery ?? postgresDefaults.snapshotEvery;
+  if (typeof schema !== 'string' || !schemaNamePattern.test(schema)) throw new TypeError(`schema must match ${schemaNamePattern}`);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) throw new TypeError('timeoutMs must be an integer from 100 to 600,000');
+  if (!Number.isSafeInteger(retriesMax) || retriesMax < 0 || retriesMax > 100) throw new TypeError('retriesMax must be an integer from 0 to 100');
+  if (!Number.isSafeInteger(catchUpIntervalMs) || catchUpIntervalMs < 10 || catchUpIntervalMs > 1_000) throw new TypeError('catchUpIntervalMs must be an integer from 10 to 1,000');
+  if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 0) throw new TypeError('snapshotEvery must be a non-negative integer');
+  return { schema, timeoutMs, retriesMax, catchUpIntervalMs, snapshotEvery, readonly: options.readonly === true, migrationsDir: options.migrationsDir };
+}
+
+/** The pool the options name: the caller's, or a new one from the connection string. */
+export function poolOf(options: PostgresStoreOptions, timeoutMs: number): PostgresPool {
+  const hasUrl = typeof options.connectionString === 'string' && options.connectionString.length > 0;
+  const hasPool = options.pool !== undefined && options.pool !== null;
+  if (hasUrl === hasPool) throw new TypeError('postgresStore needs exactly one of { connectionString } or { pool }');
+  const poolSizeMax = options.poolSizeMax ?? postgresDefaults.poolSizeMax;
+  if (!Number.isSafeInteger(poolSizeMax) || poolSizeMax < 1 || poolSizeMax > 100) throw new TypeError('poolSizeMax must be an integer from 1 to 100');
+  if (hasPool) {
+    const pool = options.pool as Pool;
+    if (typeof pool.connect !== 'function' || typeof pool.on !== 'function') throw new TypeError('pool must be a pg Pool');
+    return new PostgresPool(pool, false);
+  }
+  return PostgresPool.create(options.connectionString as string, timeoutMs, poolSizeMax);
+}
+
+/** Builds the store with internal knobs (benchmarks, tests). */
+export function createPostgresStore(options: PostgresStoreOptions, internals: PostgresInternals = {}): PostgresStore {
+  if (options === null || typeof options !== 'object') throw new TypeError('postgresStore needs { connectionString } or { pool }');
+  const settings = validated(options);
+  return new PostgresStore(poolOf(options, settings.timeoutMs), settings, internals);
+}
+
+/**
+ * A durable event store in PostgreSQL, shared by ledgers on many hosts: each batch is decided and
+ * appended in one transaction holding the log's lock (docs/postgres.md). Open it with `openLedger`.
+ */
+export function postgresStore(options: PostgresStoreOptions): PostgresEventStore {
+  return createPostgresStore(options);
+}
