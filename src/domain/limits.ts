@@ -13,6 +13,8 @@ export const limits = {
   /** UTF-8 bytes of one resource, and of one of its path segments. */
   resourceBytesMax: 1_024,
   segmentBytesMax: 255,
+  /** Characters of a token presented by an agent; longer ones are `unknown_token` without being hashed (issued tokens have 47). */
+  tokenCharsMax: 128,
   /** Scopes and tools one grant may hold. */
   scopesPerGrantMax: 1_024,
   toolsPerGrantMax: 1_024,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../domain/chain';
+import { limits } from '../domain/limits';
 
 /** A bearer token: 256 random bits, shown once to the host, stored only as its SHA-256 digest. */
 export function newToken(): string {
@@ -8,6 +9,11 @@ export function newToken(): string {
 
 export function tokenDigest(token: string): string {
   return sha256Hex(token);
+}
+
+/** The digest of a token an agent presented, or undefined (never hashed) when it cannot be a token: not a string, or longer than any issued one. */
+export function presentedTokenDigest(token: unknown): string | undefined {
+  return typeof token === 'string' && token.length <= limits.tokenCharsMax ? tokenDigest(token) : undefined;
 }
 
 export function newGrantId(): string {

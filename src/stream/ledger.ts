@@ -18,7 +18,7 @@ import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
 import { LazyAbort } from './lazyAbort';
 import { CommandStream } from './commandStream';
-import { callIdSource, newGrantId, newToken, tokenDigest } from './ids';
+import { callIdSource, newGrantId, newToken, presentedTokenDigest, tokenDigest } from './ids';
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
@@ -175,11 +175,12 @@ class LedgerImpl implements Ledger {
   visibleTools(token: string): readonly VisibleTool[] {
     // Agent-facing: never throws (a failing shared store or clock shows nothing rather than too much).
     try {
-      if (typeof token !== 'string') return [];
+      const digest = presentedTokenDigest(token);
+      if (digest === undefined) return [];
       this.catchUp();
       const at = this.clock();
       if (typeof at !== 'number' || !Number.isFinite(at)) return [];
-      return visibleTools(this.current, shardGet(this.current.tokens, tokenDigest(token)), at);
+      return visibleTools(this.current, shardGet(this.current.tokens, digest), at);
     } catch {
       return [];
     }
@@ -220,7 +221,7 @@ class LedgerImpl implements Ledger {
   async invoke<Result>(token: string, tool: string, args: unknown): Promise<InvokeOutcome<Result>> {
     const callId = this.nextCallId();
     if (this.closing) return rejected(callId, 'ledger_unavailable');
-    const digest = typeof token === 'string' ? tokenDigest(token) : undefined;
+    const digest = presentedTokenDigest(token);
     const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
     const snapshot = snapshotArguments(args);
     // One request object per call, built where its `done` exists (a burst keeps 100,000 of them alive).
@@ -371,7 +372,12 @@ class LedgerImpl implements Ledger {
         continue;
       }
       const state = transient.view;
-      const at = this.clock();
+      const at = readClock(this.clock);
+      if (at === undefined) {
+        // A clock that throws or reads no finite number cannot date an event: fail this command closed.
+        results.push({ kind: 'unavailable', cause: 'the clock did not return a finite number' });
+        continue;
+      }
       const command = request.kind === 'host' ? request.command(at) : admitCommand(this.registry, state, request, at);
       if (command === undefined) {
         // The log knows the tool but this ledger object has no implementation to check or run:
@@ -418,6 +424,16 @@ class LedgerImpl implements Ledger {
     if (foreign.length === 0) return;
     this.current = foldForeign(this.current, foreign);
     this.publish(foreign);
+  }
+}
+
+/** The clock's reading, or undefined when it throws or is not a finite number (a string, a Date, NaN…). */
+function readClock(clock: () => number): number | undefined {
+  try {
+    const at: unknown = clock();
+    return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
+  } catch {
+    return undefined;
   }
 }
 
