@@ -32,6 +32,14 @@ const event = fc
       seq: fc.oneof(fc.integer({ min: 1 }), value),
       tool: text,
       reserved: amounts,
+      // A child grant's call names its ancestors; near-misses: other values, holes, non-strings, toJSON.
+      ancestors: fc.oneof(
+        fc.array(text, { maxLength: 3 }),
+        fc.array(fc.oneof(text, value), { maxLength: 3 }),
+        fc.constant(Object.assign(['g_1'], { toJSON: () => 'x' })),
+        fc.constant([, 'g_1']),
+        value,
+      ),
       extra: value,
     },
     { requiredKeys: [] },
@@ -58,9 +66,15 @@ describe('eventTextWithoutHash', () => {
 
   it('equals it on well-formed admissions and completions, strings that need escaping included', () => {
     const str = fc.string({ unit: 'binary', maxLength: 12 });
-    const admitted = fc.record({ type: fc.constant('call.admitted'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, reserved: fc.record({ calls: fc.integer(), inputBytes: fc.integer() }) });
+    const admitted = fc.record({ type: fc.constant('call.admitted'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, reserved: fc.record({ calls: fc.integer(), inputBytes: fc.integer() }), ancestors: fc.array(str, { minLength: 1, maxLength: 8 }) }, { requiredKeys: ['type', 'at', 'callId', 'grantId', 'prevHash', 'hash', 'seq', 'tool', 'reserved'] });
     const completed = fc.record({ type: fc.constant('call.completed'), at: fc.double({ noNaN: true, noDefaultInfinity: true }), callId: str, grantId: str, prevHash: str, seq: fc.integer({ min: 1 }), tool: str });
     fc.assert(fc.property(fc.oneof(admitted, completed), (e) => eventTextWithoutHash(e) === canonicalJsonWithout(e, 'hash')), { numRuns: 5_000 });
+  });
+
+  it("writes a child grant's admission with its ancestors first", () => {
+    const e = { type: 'call.admitted', tool: 't', seq: 2, reserved: { inputBytes: 5, calls: 1 }, prevHash: 'p', hash: 'h', grantId: 'g', callId: 'c', at: 7, ancestors: ['r', 'p"'] };
+    expect(eventTextWithoutHash(e)).toBe('{"ancestors":["r","p\\""],"at":7,"callId":"c","grantId":"g","prevHash":"p","reserved":{"calls":1,"inputBytes":5},"seq":2,"tool":"t","type":"call.admitted"}');
+    expect(eventTextWithoutHash(e)).toBe(canonicalJsonWithout(e, 'hash'));
   });
 
   it('writes an admission with its keys in canonical order', () => {

@@ -6,19 +6,27 @@ import { TransientState } from '../src/domain/transientState';
 const T0 = 1_000_000;
 // Grant and call ids, including three call ids whose 18-bit hashes collide (one shared leaf), so
 // leaves holding several keys are grown, updated and pruned too.
-const grantIds = ['g0', 'g1', 'g2', 'g3'];
+// g4-g7 are issued only as children (attenuate), of any grant: chains of several levels form.
+const grantIds = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7'];
 const callIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'k1618', 'k18559', 'k22280'];
 
 type Op =
   | { kind: 'issue'; grant: number; calls: number }
   | { kind: 'revoke'; grant: number }
   | { kind: 'admit'; grant: number; call: number; bytes: number }
-  | { kind: 'settle'; call: number; completed: boolean; refund: boolean };
+  | { kind: 'settle'; call: number; completed: boolean; refund: boolean }
+  | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean }
+  | { kind: 'revokeDelegation'; by: number; grant: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), grant: fc.nat(3) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('admit' as const), grant: fc.nat(4), call: fc.nat(callIds.length - 1), bytes: fc.nat(40) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('admit' as const), grant: fc.nat(8), call: fc.nat(callIds.length - 1), bytes: fc.nat(40) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('attenuate' as const), parent: fc.nat(8), child: fc.integer({ min: 4, max: 7 }), calls: fc.option(fc.nat(7), { nil: undefined }), invalid: fc.boolean() }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revokeDelegation' as const), by: fc.nat(8), grant: fc.nat(8) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean() }) },
 );
 
@@ -39,6 +47,18 @@ function command(op: Op, at: number, n: number): Command {
       return { type: 'admit', at, callId: callIds[op.call] as string, grantId: grantIds[op.grant], tool: 't', inputBytes: op.bytes, argumentCheck: 'ok', resourceCheck: n % 7 === 0 ? 'resource_not_permitted' : 'ok' };
     case 'settle':
       return { type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund };
+    case 'attenuate':
+      // A child's calls may be more than its parent has left (refused as widening); some requests are malformed.
+      return {
+        type: 'attenuate',
+        at,
+        parentGrantId: grantIds[op.parent],
+        grantId: grantIds[op.child] as string,
+        tokenDigest: String(op.child).padStart(64, 'a'),
+        request: op.invalid && n % 3 === 0 ? { kind: 'invalid' } : { kind: 'narrowing', narrowing: op.calls === undefined ? {} : { budget: { calls: op.calls } } },
+      };
+    case 'revokeDelegation':
+      return { type: 'revokeDelegation', at, byGrantId: grantIds[op.by], grantId: grantIds[op.grant], abortInFlight: n % 2 === 0 };
   }
 }
 
@@ -74,6 +94,13 @@ function unfrozenPaths(value: unknown, path = 'state', found: string[] = []): st
 const fold = (state: LedgerState, events: readonly LedgerEvent[]): LedgerState => events.reduce(evolve, state);
 
 describe('evolveBatch: a batch fold with transient nodes', () => {
+  it('covers every event kind in the generated logs, delegation included', () => {
+    const seen = new Set<string>();
+    fc.assert(fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => { for (const e of logOf(ops)) seen.add(e.type); }), { numRuns: 200 });
+    expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
+  });
+
+
   it('deep-equals the fold of evolve one event at a time, leaves its input untouched and returns a frozen state', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), fc.nat(1_000), (ops, cut) => {

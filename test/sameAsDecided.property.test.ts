@@ -14,8 +14,13 @@ const count = fc.constantFrom(0, 1, 2, 50, 2 ** 40);
 const hex = fc.constantFrom('0'.repeat(64), 'a'.repeat(64));
 const envelopeArb = fc.record({ seq: fc.integer({ min: 1, max: 9 }), at: fc.constantFrom(0, 1.5, 1_700_000_000_000), prevHash: hex, hash: hex });
 
+const ancestors = fc.array(id, { minLength: 1, maxLength: 3 });
 const payload: fc.Arbitrary<EventPayload> = fc.oneof(
   fc.record({ type: fc.constant('call.admitted' as const), callId: id, grantId: id, tool: id, reserved: fc.record({ calls: count, inputBytes: count }) }),
+  // A child's call: its ancestors named in the event (delegation).
+  fc.record({ type: fc.constant('call.admitted' as const), callId: id, grantId: id, tool: id, reserved: fc.record({ calls: count, inputBytes: count }), ancestors }),
+  fc.record({ type: fc.constant('attenuation.rejected' as const), reason: fc.constantFrom('revoked' as const, 'attenuation_widens' as const), parentGrantId: id }, { requiredKeys: ['type', 'reason'] }),
+  fc.record({ type: fc.constant('revocation.rejected' as const), reason: fc.constantFrom('expired' as const, 'not_a_descendant' as const), revokedBy: id, grantId: id }, { requiredKeys: ['type', 'reason'] }),
   fc.record({ type: fc.constant('call.completed' as const), callId: id, grantId: id, tool: id }),
   fc.record({ type: fc.constant('call.failed' as const), callId: id, grantId: id, tool: id, refunded: fc.record({ calls: count, inputBytes: count }) }),
   fc.record(
@@ -26,7 +31,7 @@ const payload: fc.Arbitrary<EventPayload> = fc.oneof(
 
 // An event near `p`: the same payload, or one with some fields taken from another payload.
 const eventNear = (p: EventPayload): fc.Arbitrary<LedgerEvent> =>
-  fc.tuple(payload, fc.subarray(['type', 'callId', 'grantId', 'tool', 'reserved', 'refunded', 'reason', 'inputBytes']), envelopeArb).map(([other, taken, env]) => {
+  fc.tuple(payload, fc.subarray(['type', 'callId', 'grantId', 'tool', 'reserved', 'refunded', 'reason', 'inputBytes', 'ancestors', 'parentGrantId', 'revokedBy']), envelopeArb).map(([other, taken, env]) => {
     const event: Record<string, unknown> = { ...p, ...env };
     for (const key of taken) {
       const value = (other as unknown as Record<string, unknown>)[key];
@@ -46,6 +51,16 @@ describe('sameAsDecided', () => {
     const admitted: EventPayload = { type: 'call.admitted', callId: 'c_1', grantId: 'g_1', tool: 'fs.read', reserved: { calls: 1, inputBytes: 50 } };
     const event = { ...admitted, seq: 3, at: 1, prevHash: '0'.repeat(64), hash: 'a'.repeat(64) } as LedgerEvent;
     expect(sameAsDecided(admitted, event)).toBe(true);
+  });
+
+  it("tells a child's admission from one that names other ancestors, or none", () => {
+    const admitted: EventPayload = { type: 'call.admitted', callId: 'c_1', grantId: 'g_2', tool: 'fs.read', reserved: { calls: 1, inputBytes: 5 }, ancestors: ['g_0', 'g_1'] };
+    const env = { seq: 3, at: 1, prevHash: '0'.repeat(64), hash: 'a'.repeat(64) };
+    expect(sameAsDecided(admitted, { ...admitted, ...env, ancestors: ['g_0', 'g_1'] } as LedgerEvent)).toBe(true);
+    expect(sameAsDecided(admitted, { ...admitted, ...env, ancestors: ['g_1'] } as LedgerEvent)).toBe(false);
+    const { ancestors: _dropped, ...flat } = admitted as Extract<EventPayload, { type: 'call.admitted' }>;
+    expect(sameAsDecided(admitted, { ...flat, ...env } as LedgerEvent)).toBe(false);
+    expect(sameAsDecided(flat, { ...admitted, ...env } as LedgerEvent)).toBe(false);
   });
 
   it('tells an admission from a completion with the same fields', () => {

@@ -49,6 +49,47 @@ export interface SettleCommand {
   readonly refund: boolean;
 }
 
-export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand;
+/** A well-formed attenuation request: each field narrows the parent's; an absent one keeps it. */
+export interface Narrowing {
+  readonly tools?: readonly string[];
+  readonly args?: { readonly [tool: string]: JsonObject };
+  readonly resources?: readonly string[];
+  readonly notBefore?: number;
+  readonly expiresAt?: number;
+  readonly budget?: { readonly calls?: number; readonly inputBytes?: number };
+}
+
+/**
+ * What the decider knows of an attenuation request: its parsed narrowing; that the shell found it
+ * malformed (`invalid`: a shape or schema check that runs host code); or, when `verify` re-decides
+ * a logged refusal, that the log recorded it as widening (the log does not hold the request).
+ */
+export type AttenuationRequest =
+  | { readonly kind: 'narrowing'; readonly narrowing: Narrowing }
+  | { readonly kind: 'invalid' }
+  | { readonly kind: 'widens' };
+
+export interface AttenuateCommand {
+  readonly type: 'attenuate';
+  readonly at: number;
+  /** The grant the agent's token resolved to, or undefined when it matched none. */
+  readonly parentGrantId: string | undefined;
+  /** Ids the shell generated for the child. */
+  readonly grantId: string;
+  readonly tokenDigest: string;
+  readonly request: AttenuationRequest;
+}
+
+export interface RevokeDelegationCommand {
+  readonly type: 'revokeDelegation';
+  readonly at: number;
+  /** The grant the agent's token resolved to, or undefined when it matched none. */
+  readonly byGrantId: string | undefined;
+  /** The grant to revoke (undefined when the request named none). */
+  readonly grantId: string | undefined;
+  readonly abortInFlight: boolean;
+}
+
+export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand;
 
 export type { Amounts };

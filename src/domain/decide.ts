@@ -1,22 +1,16 @@
 import { canonicalJson } from './canonicalJson';
 import type { AdmitCommand, Command, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand } from './commands';
-import type { EventPayload, CallRejectedPayload } from './events';
+import type { CallRejectedPayload } from './events';
+import { emit, none, refuse, type Decision } from './decision';
+import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
+import { chainAuthority } from './grantChain';
 import { grantScopeProblem } from './grantSpec';
 import { toolNamePattern } from './limits';
 import type { RejectReason } from './reasons';
 import { shardGet } from './shardedMap';
 import type { GrantRecord, LedgerState } from './state';
 
-/** Why a host command was refused. Host commands fail loudly; agent calls are rejected as events. */
-export type HostCommandErrorCode = 'invalid_tool' | 'tool_conflict' | 'invalid_grant' | 'duplicate_grant' | 'unknown_grant' | 'unknown_call';
-
-export type Decision =
-  | { readonly ok: true; readonly events: readonly EventPayload[] }
-  | { readonly ok: false; readonly code: HostCommandErrorCode; readonly message: string };
-
-const none: Decision = Object.freeze({ ok: true, events: Object.freeze([]) });
-const emit = (...events: EventPayload[]): Decision => ({ ok: true, events });
-const refuse = (code: HostCommandErrorCode, message: string): Decision => ({ ok: false, code, message });
+export type { Decision, HostCommandErrorCode } from './decision';
 
 /**
  * The authority checks that need only the log: token, revocation, validity window, tool.
@@ -28,15 +22,25 @@ export function checkAuthority(
   grantId: string | undefined,
   tool: string,
   at: number,
-): { readonly ok: true; readonly grant: GrantRecord } | { readonly ok: false; readonly reason: RejectReason; readonly grant?: GrantRecord } {
-  const grant = grantId === undefined ? undefined : shardGet(state.grants, grantId);
-  if (grant === undefined) return { ok: false, reason: 'unknown_token' };
-  if (grant.revoked) return { ok: false, reason: 'revoked', grant };
-  if (at < grant.scope.notBefore) return { ok: false, reason: 'not_yet_valid', grant };
-  if (at >= grant.scope.expiresAt) return { ok: false, reason: 'expired', grant };
+):
+  | { readonly ok: true; readonly grant: GrantRecord; readonly ancestors: readonly GrantRecord[] }
+  | { readonly ok: false; readonly reason: RejectReason; readonly grant?: GrantRecord } {
+  const chain = chainAuthority(state, grantId, at);
+  if (!chain.ok) return chain;
+  const grant = chain.grant;
   if (!Object.prototype.hasOwnProperty.call(state.tools, tool)) return { ok: false, reason: 'unknown_tool', grant };
+  // A child's tools are a subset of its parent's (checked at issue): the grant's own list decides.
   if (!grant.scope.tools.includes(tool)) return { ok: false, reason: 'tool_not_granted', grant };
-  return { ok: true, grant };
+  return chain;
+}
+
+/** Which budget of the chain (the grant and every ancestor) cannot take one more call of `inputBytes`. */
+function budgetReason(grant: GrantRecord, ancestors: readonly GrantRecord[], inputBytes: number): RejectReason | undefined {
+  if (grant.used.calls + 1 > grant.scope.budget.calls) return 'call_budget_exhausted';
+  for (const a of ancestors) if (a.used.calls + 1 > a.scope.budget.calls) return 'call_budget_exhausted';
+  if (grant.used.inputBytes + inputBytes > grant.scope.budget.inputBytes) return 'byte_budget_exhausted';
+  for (const a of ancestors) if (a.used.inputBytes + inputBytes > a.scope.budget.inputBytes) return 'byte_budget_exhausted';
+  return undefined;
 }
 
 function admissionReason(state: LedgerState, command: AdmitCommand): { reason: RejectReason | undefined; grant?: GrantRecord } {
@@ -47,21 +51,18 @@ function admissionReason(state: LedgerState, command: AdmitCommand): { reason: R
     return { reason: command.argumentCheck === 'ok' ? 'invalid_arguments' : command.argumentCheck, grant };
   }
   if (command.resourceCheck !== 'ok') return { reason: command.resourceCheck, grant };
-  if (grant.used.calls + 1 > grant.scope.budget.calls) return { reason: 'call_budget_exhausted', grant };
-  if (grant.used.inputBytes + command.inputBytes > grant.scope.budget.inputBytes) return { reason: 'byte_budget_exhausted', grant };
-  return { reason: undefined, grant };
+  return { reason: budgetReason(grant, authority.ancestors, command.inputBytes), grant };
 }
 
 function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
   const { reason, grant } = admissionReason(state, command);
   if (reason === undefined && grant !== undefined && command.inputBytes !== undefined) {
-    return emit({
-      type: 'call.admitted',
-      callId: command.callId,
-      grantId: grant.grantId,
-      tool: command.tool,
-      reserved: { calls: 1, inputBytes: command.inputBytes },
-    });
+    const reserved = { calls: 1, inputBytes: command.inputBytes };
+    // A child's call names its ancestors (root first): the event says which grants it is reserved on.
+    if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
+      return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors });
+    }
+    return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved });
   }
   const rejected: CallRejectedPayload = {
     type: 'call.rejected',
@@ -124,5 +125,9 @@ export function decide(state: LedgerState, command: Command): Decision {
       return decideRevoke(state, command);
     case 'registerTool':
       return decideRegisterTool(state, command);
+    case 'attenuate':
+      return decideAttenuate(state, command);
+    case 'revokeDelegation':
+      return decideRevokeDelegation(state, command);
   }
 }

@@ -17,9 +17,21 @@ function amountsText(value: unknown): string | undefined {
   return '{"calls":' + String(calls) + ',"inputBytes":' + String(inputBytes) + '}';
 }
 
+/** A plain array of strings (a child call's ancestor ids), or undefined. */
+function idsText(value: unknown): string | undefined {
+  if (!Array.isArray(value) || (value as { toJSON?: unknown }).toJSON != null) return undefined;
+  let text = '[';
+  for (let i = 0; i < value.length; i++) {
+    const id: unknown = value[i];
+    if (!isText(id)) return undefined;
+    text += (i === 0 ? '' : ',') + quote(id);
+  }
+  return text + ']';
+}
+
 /**
- * The text an event's hash covers: exactly `canonicalJsonWithout(event, 'hash')`. An admission and
- * a completion (two of every call's events, and almost all of a long log) with exactly their keys
+ * The text an event's hash covers: exactly `canonicalJsonWithout(event, 'hash')`. An admission (a
+ * child grant's too, with its `ancestors`) and a completion (two of every call's events, and almost all of a long log) with exactly their keys
  * and plain values are written directly, their keys in canonical order; anything else, including
  * any extra, missing or unusual field, takes the general path. Why: sealing and `verify` hash every
  * event, and the general path sorts keys and dispatches per value (≈ 0.6–1 µs against ≈ 0.2 µs).
@@ -34,9 +46,13 @@ export function eventTextWithoutHash(event: object): string {
       const head = '{"at":' + String(at) + ',"callId":' + quote(callId) + ',"grantId":' + quote(grantId) + ',"prevHash":' + quote(prevHash);
       const tail = ',"seq":' + String(seq) + ',"tool":' + quote(tool) + ',"type":"' + type + '"}';
       if (type === 'call.completed' && keyCountWithoutHash(e) === 7) return head + tail;
-      if (type === 'call.admitted' && keyCountWithoutHash(e) === 8) {
+      if (type === 'call.admitted') {
+        const keys = keyCountWithoutHash(e);
         const reserved = amountsText(e.reserved);
-        if (reserved !== undefined) return head + ',"reserved":' + reserved + tail;
+        if (keys === 8 && reserved !== undefined) return head + ',"reserved":' + reserved + tail;
+        // A child grant's call: `ancestors` sorts first ("an" < "at").
+        const ids = keys === 9 && hasOwn(e, 'ancestors') ? idsText(e.ancestors) : undefined;
+        if (ids !== undefined && reserved !== undefined) return '{"ancestors":' + ids + ',' + head.slice(1) + ',"reserved":' + reserved + tail;
       }
     }
   }

@@ -1,4 +1,5 @@
 import type { JsonObject } from './json';
+import type { AttenuationRejectReason, RevocationRejectReason } from './delegationReasons';
 import type { RejectReason } from './reasons';
 
 /** Budget amounts: calls and canonical-JSON input bytes. */
@@ -30,11 +31,21 @@ export interface GrantIssuedPayload {
   /** SHA-256 (hex) of the token; the token itself is never stored. */
   readonly tokenDigest: string;
   readonly scope: GrantScope;
+  /** Only on a child issued by `attenuate`: the grant it was carved from. */
+  readonly parentGrantId?: string;
+  /**
+   * Only on a child: what its parent had left when it was issued (the least `limit − used` over the
+   * parent and its ancestors), so the log itself shows, and `verify` re-checks, that the child's
+   * budget was within it.
+   */
+  readonly parentLeft?: Amounts;
 }
 export interface GrantRevokedPayload {
   readonly type: 'grant.revoked';
   readonly grantId: string;
   readonly abortInFlight: boolean;
+  /** Only when an agent revoked it with `revokeDelegation`: the grant (an ancestor) whose token did. */
+  readonly revokedBy?: string;
 }
 export interface CallAdmittedPayload {
   readonly type: 'call.admitted';
@@ -42,6 +53,11 @@ export interface CallAdmittedPayload {
   readonly grantId: string;
   readonly tool: string;
   readonly reserved: Amounts;
+  /**
+   * Only on a call of a child grant: its ancestors' ids, root first. The same reservation is made on
+   * each of them too (one event for the whole chain).
+   */
+  readonly ancestors?: readonly string[];
 }
 export interface CallRejectedPayload {
   readonly type: 'call.rejected';
@@ -69,6 +85,21 @@ export interface CallFailedPayload {
   readonly refunded: Amounts;
 }
 
+export interface AttenuationRejectedPayload {
+  readonly type: 'attenuation.rejected';
+  readonly reason: AttenuationRejectReason;
+  /** The grant the token belongs to; absent when it matched none. */
+  readonly parentGrantId?: string;
+}
+export interface RevocationRejectedPayload {
+  readonly type: 'revocation.rejected';
+  readonly reason: RevocationRejectReason;
+  /** The grant whose token asked; absent when it matched none. */
+  readonly revokedBy?: string;
+  /** The grant it asked to revoke, when that names a grant. */
+  readonly grantId?: string;
+}
+
 export type EventPayload =
   | ToolRegisteredPayload
   | GrantIssuedPayload
@@ -76,7 +107,9 @@ export type EventPayload =
   | CallAdmittedPayload
   | CallRejectedPayload
   | CallCompletedPayload
-  | CallFailedPayload;
+  | CallFailedPayload
+  | AttenuationRejectedPayload
+  | RevocationRejectedPayload;
 
 export type EventType = EventPayload['type'];
 

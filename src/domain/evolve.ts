@@ -4,6 +4,23 @@ import { shardGet, shardWith, shardWithout } from './shardedMap';
 import type { LedgerState } from './state';
 
 /**
+ * Charges (or, with negative amounts, gives back) a call's amounts on its grant and on every
+ * ancestor the grant record names: one path copy per grant in the chain, no scan.
+ */
+function charged(grants: LedgerState['grants'], grantId: string, calls: number, inputBytes: number): LedgerState['grants'] {
+  const grant = shardGet(grants, grantId);
+  if (grant === undefined) return grants;
+  let next = shardWith(grants, grantId, withUsage(grant, calls, inputBytes));
+  if (grant.ancestors !== undefined) {
+    for (const id of grant.ancestors) {
+      const ancestor = shardGet(next, id);
+      if (ancestor !== undefined) next = shardWith(next, id, withUsage(ancestor, calls, inputBytes));
+    }
+  }
+  return next;
+}
+
+/**
  * Folds one event into the state. Pure; returns a new frozen state sharing every untouched node.
  *
  * Records are made by immer (`freeze` deep for new tools and grants, `produce` for a revocation;
@@ -22,7 +39,7 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       return Object.freeze({
         ...state,
         head,
-        grants: shardWith(state.grants, event.grantId, grantRecord(event)),
+        grants: shardWith(state.grants, event.grantId, grantRecord(event, event.parentGrantId === undefined ? undefined : shardGet(state.grants, event.parentGrantId))),
         tokens: shardWith(state.tokens, event.tokenDigest, event.grantId),
       });
     case 'grant.revoked': {
@@ -31,8 +48,7 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       return Object.freeze({ ...state, head, grants: shardWith(state.grants, event.grantId, revokedGrant(grant)) });
     }
     case 'call.admitted': {
-      const grant = shardGet(state.grants, event.grantId);
-      const grants = grant === undefined ? state.grants : shardWith(state.grants, event.grantId, withUsage(grant, event.reserved.calls, event.reserved.inputBytes));
+      const grants = charged(state.grants, event.grantId, event.reserved.calls, event.reserved.inputBytes);
       return Object.freeze({ ...state, head, grants, inFlight: shardWith(state.inFlight, event.callId, inFlightCall(event)) });
     }
     case 'call.rejected':
@@ -41,9 +57,11 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       return Object.freeze({ ...state, head, inFlight: shardWithout(state.inFlight, event.callId) });
     case 'call.failed': {
       const inFlight = shardWithout(state.inFlight, event.callId);
-      const grant = shardGet(state.grants, event.grantId);
-      const grants = grant !== undefined && refunds(event) ? shardWith(state.grants, event.grantId, withUsage(grant, -event.refunded.calls, -event.refunded.inputBytes)) : state.grants;
+      const grants = refunds(event) ? charged(state.grants, event.grantId, -event.refunded.calls, -event.refunded.inputBytes) : state.grants;
       return Object.freeze({ ...state, head, grants, inFlight });
     }
+    case 'attenuation.rejected':
+    case 'revocation.rejected':
+      return Object.freeze({ ...state, head });
   }
 }

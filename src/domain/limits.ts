@@ -18,6 +18,10 @@ export const limits = {
   /** Scopes and tools one grant may hold. */
   scopesPerGrantMax: 1_024,
   toolsPerGrantMax: 1_024,
+  /** Ancestors a grant may have: a root is at depth 0, its child at 1. `attenuate` beyond it widens. */
+  delegationDepthMax: 8,
+  /** Canonical JSON of one attenuation request, in UTF-8 bytes. Larger requests are `attenuation_invalid`. */
+  attenuationBytesMax: 65_536,
 } as const;
 
 export const toolNamePattern = /^[a-z][a-z0-9_.-]{0,63}$/;

@@ -9,15 +9,23 @@ export function toolRecord(event: EventOf<'tool.registered'>): ToolRecord {
   return freeze({ name: event.tool, inputSchema: event.inputSchema }, true);
 }
 
-export function grantRecord(event: EventOf<'grant.issued'>): GrantRecord {
-  return freeze({
+/**
+ * A new grant's record. A child (its event names a parent) also keeps its parent's id and its
+ * ancestors' ids, root first: the parent's list plus the parent, copied once at issue so that a call
+ * finds its whole chain without a scan. `parent` is the parent's record in the state folded so far.
+ */
+export function grantRecord(event: EventOf<'grant.issued'>, parent: GrantRecord | undefined): GrantRecord {
+  const base = {
     grantId: event.grantId,
     tokenDigest: event.tokenDigest,
     scope: event.scope,
     revoked: false,
     used: { calls: 0, inputBytes: 0 },
     issuedAt: event.at,
-  }, true);
+  };
+  if (event.parentGrantId === undefined) return freeze(base, true);
+  const ancestors = parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId];
+  return freeze({ ...base, parentGrantId: event.parentGrantId, ancestors }, true);
 }
 
 export function revokedGrant(grant: GrantRecord): GrantRecord {
@@ -29,7 +37,19 @@ export function revokedGrant(grant: GrantRecord): GrantRecord {
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
   // Fields listed rather than spread: V8 builds a literal of known shape several times faster.
-  return Object.freeze({ grantId: grant.grantId, tokenDigest: grant.tokenDigest, scope: grant.scope, revoked: grant.revoked, used, issuedAt: grant.issuedAt });
+  if (grant.ancestors === undefined) {
+    return Object.freeze({ grantId: grant.grantId, tokenDigest: grant.tokenDigest, scope: grant.scope, revoked: grant.revoked, used, issuedAt: grant.issuedAt });
+  }
+  return Object.freeze({
+    grantId: grant.grantId,
+    tokenDigest: grant.tokenDigest,
+    scope: grant.scope,
+    revoked: grant.revoked,
+    used,
+    issuedAt: grant.issuedAt,
+    parentGrantId: grant.parentGrantId,
+    ancestors: grant.ancestors,
+  });
 }
 
 // Made on every admission, so frozen by hand like the usage charge: immer's deep `freeze` walked it

@@ -16,6 +16,13 @@ export interface GrantRecord {
   /** Used budget; in-flight reservations count as used. */
   readonly used: Amounts;
   readonly issuedAt: number;
+  /** Only on a child grant: its parent's id. */
+  readonly parentGrantId?: string;
+  /**
+   * Only on a child grant: its ancestors' ids, root first (the parent last). Every check of a call
+   * walks this list, so a call costs what the chain's depth costs, whatever the tree's size.
+   */
+  readonly ancestors?: readonly string[];
 }
 
 export interface InFlightCall {

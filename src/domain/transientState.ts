@@ -55,7 +55,7 @@ export class TransientState {
         s.tools = Object.freeze({ ...s.tools, [event.tool]: toolRecord(event) });
         return;
       case 'grant.issued':
-        s.grants = shardSetOwned(s.grants, event.grantId, grantRecord(event), this.owned);
+        s.grants = shardSetOwned(s.grants, event.grantId, grantRecord(event, event.parentGrantId === undefined ? undefined : shardGet(s.grants, event.parentGrantId)), this.owned);
         s.tokens = shardSetOwned(s.tokens, event.tokenDigest, event.grantId, this.owned);
         return;
       case 'grant.revoked': {
@@ -64,8 +64,7 @@ export class TransientState {
         return;
       }
       case 'call.admitted': {
-        const grant = shardGet(s.grants, event.grantId);
-        if (grant !== undefined) s.grants = shardSetOwned(s.grants, event.grantId, withUsage(grant, event.reserved.calls, event.reserved.inputBytes), this.owned);
+        this.charge(s, event.grantId, event.reserved.calls, event.reserved.inputBytes);
         s.inFlight = shardSetOwned(s.inFlight, event.callId, inFlightCall(event), this.owned);
         return;
       }
@@ -75,12 +74,25 @@ export class TransientState {
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
         return;
       case 'call.failed': {
-        // Same order as `evolve`: the grant is read before the in-flight entry goes (they are independent).
-        const grant = shardGet(s.grants, event.grantId);
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
-        if (grant !== undefined && refunds(event)) s.grants = shardSetOwned(s.grants, event.grantId, withUsage(grant, -event.refunded.calls, -event.refunded.inputBytes), this.owned);
+        if (refunds(event)) this.charge(s, event.grantId, -event.refunded.calls, -event.refunded.inputBytes);
         return;
       }
+      case 'attenuation.rejected':
+      case 'revocation.rejected':
+        return;
+    }
+  }
+
+  /** `evolve`'s chain charge (evolve.ts), on the batch's own nodes: the grant, then each ancestor it names. */
+  private charge(s: Mutable<LedgerState>, grantId: string, calls: number, inputBytes: number): void {
+    const grant = shardGet(s.grants, grantId);
+    if (grant === undefined) return;
+    s.grants = shardSetOwned(s.grants, grantId, withUsage(grant, calls, inputBytes), this.owned);
+    if (grant.ancestors === undefined) return;
+    for (const id of grant.ancestors) {
+      const ancestor = shardGet(s.grants, id);
+      if (ancestor !== undefined) s.grants = shardSetOwned(s.grants, id, withUsage(ancestor, calls, inputBytes), this.owned);
     }
   }
 

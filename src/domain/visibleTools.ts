@@ -1,6 +1,6 @@
 import type { JsonObject } from './json';
-import { shardGet } from './shardedMap';
-import type { GrantRecord, LedgerState } from './state';
+import { chainAuthority } from './grantChain';
+import type { LedgerState } from './state';
 
 /** A tool a token may call now, with every narrowing schema a call must pass (root's first). */
 export interface VisibleTool {
@@ -11,15 +11,6 @@ export interface VisibleTool {
 
 const nothing: readonly VisibleTool[] = Object.freeze([]);
 
-/** The grant's chain, root first, ending with the grant itself (a flat grant: just itself). */
-function grantChain(grant: GrantRecord): readonly GrantRecord[] {
-  return [grant];
-}
-
-function usableAt(grant: GrantRecord, at: number): boolean {
-  return !grant.revoked && at >= grant.scope.notBefore && at < grant.scope.expiresAt;
-}
-
 /**
  * What `ledger.visibleTools(token)` lists: the grant's tools that are registered, in the grant's
  * order, each with the narrowing schemas of its chain. Empty when the grant is unknown, or it or an
@@ -28,10 +19,10 @@ function usableAt(grant: GrantRecord, at: number): boolean {
  * depth times the grant's tools; no scan of other grants.
  */
 export function visibleTools(state: LedgerState, grantId: string | undefined, at: number): readonly VisibleTool[] {
-  const grant = grantId === undefined ? undefined : shardGet(state.grants, grantId);
-  if (grant === undefined) return nothing;
-  const chain = grantChain(grant);
-  if (!chain.every((link) => usableAt(link, at))) return nothing;
+  const authority = chainAuthority(state, grantId, at);
+  if (!authority.ok) return nothing;
+  const grant = authority.grant;
+  const chain = [...authority.ancestors, grant];
   const visible: VisibleTool[] = [];
   for (const name of grant.scope.tools) {
     if (!Object.prototype.hasOwnProperty.call(state.tools, name)) continue;

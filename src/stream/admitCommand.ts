@@ -4,7 +4,7 @@ import type { JsonObject } from '../domain/json';
 import type { ArgumentCheck, ResourceCheck } from '../domain/reasons';
 import { checkResources } from '../domain/resources';
 import { shardGet } from '../domain/shardedMap';
-import type { LedgerState } from '../domain/state';
+import type { GrantRecord, LedgerState } from '../domain/state';
 import type { ArgumentSnapshot } from '../tools/arguments';
 import type { ToolRegistry } from './toolRegistry';
 import type { ToolDefinition } from './types';
@@ -34,8 +34,8 @@ export function admitCommand(registry: ToolRegistry, state: LedgerState, call: A
     if (!call.args.ok || !attached.validate(call.args.value)) {
       argumentCheck = 'invalid_arguments';
     } else {
-      const narrowing = registry.narrowingFor(authority.grant, call.tool);
-      if (narrowing !== null && !narrowing(call.args.value)) argumentCheck = 'argument_not_permitted';
+      if (!passesNarrowing(registry, authority.ancestors, authority.grant, call.tool, call.args.value)) argumentCheck = 'argument_not_permitted';
+      // A child's resource scopes are each covered by its parent's (checked at issue): its own decide.
       else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources);
     }
   }
@@ -49,6 +49,16 @@ export function admitCommand(registry: ToolRegistry, state: LedgerState, call: A
     argumentCheck,
     resourceCheck,
   };
+}
+
+/** Every narrowing schema along the chain (root first, the grant last) must accept the arguments. */
+function passesNarrowing(registry: ToolRegistry, ancestors: readonly GrantRecord[], grant: GrantRecord, tool: string, args: JsonObject): boolean {
+  for (const ancestor of ancestors) {
+    const narrowing = registry.narrowingFor(ancestor, tool);
+    if (narrowing !== null && !narrowing(args)) return false;
+  }
+  const narrowing = registry.narrowingFor(grant, tool);
+  return narrowing === null || narrowing(args);
 }
 
 function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[]): ResourceCheck {

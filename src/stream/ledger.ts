@@ -22,10 +22,11 @@ import { callIdSource, newGrantId, newToken, presentedTokenDigest, tokenDigest }
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
-import type { IssueOptions, InvokeOutcome, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
+import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openLog, openLogAsync } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
 import { foldForeign } from './foldForeign';
+import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
 type BatchResult =
@@ -33,7 +34,7 @@ type BatchResult =
   | { readonly kind: 'refused'; readonly decision: Extract<Decision, { ok: false }> }
   | { readonly kind: 'unavailable'; readonly cause: unknown };
 
-type HostRequest = { readonly kind: 'host'; readonly command: (at: number) => Command; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
+type HostRequest = { readonly kind: 'host'; readonly command: (at: number, state: LedgerState) => Command; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
 type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
 /** An asynchronous store's periodic fold of other writers' events (it decides nothing). */
 type CatchUpRequest = { readonly kind: 'catchUp'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
@@ -48,6 +49,8 @@ interface OpenedAsync {
 
 interface Running {
   readonly grantId: string;
+  /** The grant's ancestors (a child's call): revoking any of them aborts this call too. */
+  readonly ancestors: readonly string[] | undefined;
   readonly controller: LazyAbort;
 }
 
@@ -240,7 +243,7 @@ class LedgerImpl implements Ledger {
   private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
-    this.running.set(admitted.callId, { grantId: admitted.grantId, controller });
+    this.running.set(admitted.callId, { grantId: admitted.grantId, ancestors: admitted.ancestors, controller });
     let outcome: InvokeOutcome<Result>;
     try {
       if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
@@ -268,7 +271,52 @@ class LedgerImpl implements Ledger {
     return outcome;
   }
 
+  // ---- agent side: delegation ------------------------------------------------------------------
+
+  async attenuate(token: string, request: AttenuationRequest): Promise<AttenuateOutcome> {
+    try {
+      if (this.closing) return attenuationUnavailable;
+      const digest = typeof token === 'string' ? tokenDigest(token) : undefined;
+      const checked = checkAttenuationRequest(this.registry.compiler, request);
+      const child = { grantId: newGrantId(), token: newToken() };
+      const childDigest = tokenDigest(child.token);
+      const events = await this.runAgent((at, state) => ({
+        type: 'attenuate',
+        at,
+        parentGrantId: digest === undefined ? undefined : shardGet(state.tokens, digest),
+        grantId: child.grantId,
+        tokenDigest: childDigest,
+        request: checked.request,
+      }));
+      return events === undefined ? attenuationUnavailable : attenuateOutcome(events, child, checked.problem);
+    } catch {
+      return attenuationUnavailable;
+    }
+  }
+
+  async revokeDelegation(token: string, grantId: string, options: RevokeOptions = {}): Promise<RevokeDelegationOutcome> {
+    try {
+      if (this.closing) return revocationUnavailable;
+      const digest = typeof token === 'string' ? tokenDigest(token) : undefined;
+      const target = targetGrantId(grantId);
+      const abortInFlight = options !== null && typeof options === 'object' && options.abortInFlight === true;
+      // A granted revocation with abortInFlight reaches the subtree's running calls when published.
+      const events = await this.runAgent((at, state) => ({ type: 'revokeDelegation', at, byGrantId: digest === undefined ? undefined : shardGet(state.tokens, digest), grantId: target, abortInFlight }));
+      return events === undefined ? revocationUnavailable : revokeDelegationOutcome(events);
+    } catch {
+      return revocationUnavailable;
+    }
+  }
+
   // ---- the serialized step ---------------------------------------------------------------------
+
+  /** An agent's command: its events, or undefined when it could not be recorded (never a throw). */
+  private runAgent(command: (at: number, state: LedgerState) => Command): Promise<readonly LedgerEvent[] | undefined> {
+    return new Promise((resolve) => {
+      const done = (result: BatchResult): void => resolve(result.kind === 'decided' ? result.events : undefined);
+      if (!this.stream.submit({ kind: 'host', command, done, queuedAt: this.queuedAt() })) resolve(undefined);
+    });
+  }
 
   private runHost(command: (at: number) => Command): Promise<readonly LedgerEvent[]> {
     if (this.closing) return Promise.reject(new LedgerError('closed', 'the ledger is closed'));
@@ -378,7 +426,7 @@ class LedgerImpl implements Ledger {
         results.push({ kind: 'unavailable', cause: 'the clock did not return a finite number' });
         continue;
       }
-      const command = request.kind === 'host' ? request.command(at) : admitCommand(this.registry, state, request, at);
+      const command = request.kind === 'host' ? request.command(at, state) : admitCommand(this.registry, state, request, at);
       if (command === undefined) {
         // The log knows the tool but this ledger object has no implementation to check or run:
         // a host misconfiguration, not an agent decision, so fail closed without logging a verdict.
@@ -413,7 +461,8 @@ class LedgerImpl implements Ledger {
 
   private abortGrant(grantId: string): void {
     for (const running of this.running.values()) {
-      if (running.grantId === grantId && !running.controller.aborted) running.controller.abort(new LedgerError('ledger_unavailable', 'the grant was revoked'));
+      const inSubtree = running.grantId === grantId || (running.ancestors !== undefined && running.ancestors.includes(grantId));
+      if (inSubtree && !running.controller.aborted) running.controller.abort(new LedgerError('ledger_unavailable', 'the grant was revoked'));
     }
   }
 

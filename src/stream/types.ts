@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { DecisionEvent, LedgerEvent } from '../domain/events';
 import type { JsonObject } from '../domain/json';
+import type { AttenuationRejectReason, RevocationRejectReason } from '../domain/delegationReasons';
 import type { RejectReason } from '../domain/reasons';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import type { VisibleTool } from '../domain/visibleTools';
@@ -61,6 +62,32 @@ export interface Usage {
   readonly inputBytes: { readonly limit: number; readonly used: number };
 }
 
+/**
+ * An agent's request to carve a child grant out of its own (`ledger.attenuate`). Every field narrows
+ * the parent's; an absent one keeps the parent's (the budget: what the parent has left now).
+ */
+export interface AttenuationRequest {
+  /** A subset of the parent's tools. */
+  readonly tools?: readonly string[];
+  /** More narrowing per tool (no `pattern`/`patternProperties`); a call must pass every ancestor's too. */
+  readonly args?: { readonly [tool: string]: JsonObject };
+  /** Each covered by one of the parent's scopes. */
+  readonly resources?: readonly string[];
+  /** Inside the parent's window. */
+  readonly notBefore?: number;
+  readonly expiresAt?: number;
+  /** Each at most what the parent (and every ancestor) has left now. */
+  readonly budget?: { readonly calls?: number; readonly inputBytes?: number };
+}
+
+export type AttenuateOutcome =
+  | { readonly status: 'issued'; readonly grantId: string; readonly token: string; readonly parentGrantId: string }
+  | { readonly status: 'rejected'; readonly reason: AttenuationRejectReason | 'ledger_unavailable'; readonly message: string };
+
+export type RevokeDelegationOutcome =
+  | { readonly status: 'revoked' }
+  | { readonly status: 'rejected'; readonly reason: RevocationRejectReason | 'ledger_unavailable'; readonly message: string };
+
 export interface LedgerOptions {
   /** ms since epoch; default Date.now. Every time check and every event's `at` uses it. */
   readonly clock?: () => number;
@@ -77,6 +104,10 @@ export interface Ledger {
   issue(options: IssueOptions): Promise<IssuedGrant>;
   revoke(grantId: string, options?: RevokeOptions): Promise<void>;
   invoke<Result = unknown>(token: string, tool: string, args: unknown): Promise<InvokeOutcome<Result>>;
+  /** Agent side: a child grant inside the token's own on every dimension. Never throws; a refusal is logged. */
+  attenuate(token: string, request: AttenuationRequest): Promise<AttenuateOutcome>;
+  /** Agent side: revoke a grant strictly below the token's own (and so its whole subtree). Never throws. */
+  revokeDelegation(token: string, grantId: string, options?: RevokeOptions): Promise<RevokeDelegationOutcome>;
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
   usage(grantId: string): Usage;

@@ -13,9 +13,19 @@ export function commandFromEvent(event: LedgerEvent): Command {
     case 'tool.registered':
       return { type: 'registerTool', at, tool: event.tool, inputSchema: event.inputSchema };
     case 'grant.issued':
-      return { type: 'issue', at, grantId: event.grantId, tokenDigest: event.tokenDigest, scope: event.scope };
+      if (event.parentGrantId === undefined) return { type: 'issue', at, grantId: event.grantId, tokenDigest: event.tokenDigest, scope: event.scope };
+      // A child: re-decided as an attenuation asking for exactly the scope it got, so `decide` re-checks
+      // it against its parent as the parent stood at `at` (and re-derives `parentLeft`).
+      return { type: 'attenuate', at, parentGrantId: event.parentGrantId, grantId: event.grantId, tokenDigest: event.tokenDigest, request: { kind: 'narrowing', narrowing: event.scope } };
     case 'grant.revoked':
-      return { type: 'revoke', at, grantId: event.grantId, abortInFlight: event.abortInFlight };
+      if (event.revokedBy === undefined) return { type: 'revoke', at, grantId: event.grantId, abortInFlight: event.abortInFlight };
+      return { type: 'revokeDelegation', at, byGrantId: event.revokedBy, grantId: event.grantId, abortInFlight: event.abortInFlight };
+    case 'attenuation.rejected':
+      // The log does not hold a refused request: its malformed/widens verdict is taken as logged, the
+      // parent chain's authority (which would have decided first) is re-derived.
+      return { type: 'attenuate', at, parentGrantId: event.parentGrantId, grantId: '', tokenDigest: '', request: { kind: event.reason === 'attenuation_widens' ? 'widens' : 'invalid' } };
+    case 'revocation.rejected':
+      return { type: 'revokeDelegation', at, byGrantId: event.revokedBy, grantId: event.grantId, abortInFlight: false };
     case 'call.admitted':
       return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok' };
     case 'call.rejected': {

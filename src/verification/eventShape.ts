@@ -1,4 +1,6 @@
 import Ajv from 'ajv';
+import { attenuationRejectReasons, revocationRejectReasons } from '../domain/delegationReasons';
+import { limits } from '../domain/limits';
 import { rejectReasons } from '../domain/reasons';
 
 // A log handed to `verify` is untrusted input: check each event's shape before folding it.
@@ -9,15 +11,15 @@ const count = { type: 'integer', minimum: 0 };
 const amounts = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count } };
 const envelope = { seq: { type: 'integer', minimum: 1 }, at: { type: 'number' }, prevHash: hex64, hash: hex64 };
 const str = { type: 'string' };
-const shape = (type: string, props: Record<string, unknown>, required: string[]) => ({
+const shape = (type: string, props: Record<string, unknown>, required: string[], extra: Record<string, unknown> = {}) => ({
   if: { properties: { type: { const: type } } },
-  then: { required: ['seq', 'at', 'prevHash', 'hash', 'type', ...required], additionalProperties: false, properties: { ...envelope, type: { const: type }, ...props } },
+  then: { required: ['seq', 'at', 'prevHash', 'hash', 'type', ...required], additionalProperties: false, properties: { ...envelope, type: { const: type }, ...props }, ...extra },
 });
 
 const schema = {
   type: 'object',
   required: ['type'],
-  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.completed', 'call.failed'] } },
+  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.completed', 'call.failed', 'attenuation.rejected', 'revocation.rejected'] } },
   allOf: [
     shape('tool.registered', { tool: str, inputSchema: { type: 'object' } }, ['tool', 'inputSchema']),
     shape('grant.issued', {
@@ -36,12 +38,23 @@ const schema = {
           budget: amounts,
         },
       },
-    }, ['grantId', 'tokenDigest', 'scope']),
-    shape('grant.revoked', { grantId: str, abortInFlight: { type: 'boolean' } }, ['grantId', 'abortInFlight']),
-    shape('call.admitted', { callId: str, grantId: str, tool: str, reserved: amounts }, ['callId', 'grantId', 'tool', 'reserved']),
+      // A child (issued by attenuate) names its parent and what the parent had left; a root neither.
+      parentGrantId: str,
+      parentLeft: amounts,
+    }, ['grantId', 'tokenDigest', 'scope'], { dependencies: { parentGrantId: ['parentLeft'], parentLeft: ['parentGrantId'] } }),
+    shape('grant.revoked', { grantId: str, abortInFlight: { type: 'boolean' }, revokedBy: str }, ['grantId', 'abortInFlight']),
+    shape('call.admitted', {
+      callId: str,
+      grantId: str,
+      tool: str,
+      reserved: amounts,
+      ancestors: { type: 'array', items: str, minItems: 1, maxItems: limits.delegationDepthMax },
+    }, ['callId', 'grantId', 'tool', 'reserved']),
     shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count }, ['callId', 'tool', 'reason']),
     shape('call.completed', { callId: str, grantId: str, tool: str }, ['callId', 'grantId', 'tool']),
     shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts }, ['callId', 'grantId', 'tool', 'refunded']),
+    shape('attenuation.rejected', { reason: { enum: [...attenuationRejectReasons] }, parentGrantId: str }, ['reason']),
+    shape('revocation.rejected', { reason: { enum: [...revocationRejectReasons] }, revokedBy: str, grantId: str }, ['reason']),
   ],
 };
 

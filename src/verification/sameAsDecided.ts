@@ -5,6 +5,13 @@ const envelopeKeys = ['seq', 'at', 'prevHash', 'hash'] as const;
 
 const plain = (value: object): boolean => (value as { toJSON?: unknown }).toJSON == null;
 
+function sameIds(decided: readonly string[] | undefined, logged: unknown): boolean {
+  if (decided === undefined || logged === undefined) return decided === logged;
+  if (!Array.isArray(logged) || !plain(logged) || logged.length !== decided.length) return false;
+  for (let i = 0; i < decided.length; i++) if (logged[i] !== decided[i]) return false;
+  return true;
+}
+
 /**
  * Whether a logged event is exactly what `decide` re-derived for it: `canonicalJson(payload)`
  * equals the event's canonical JSON without its envelope. Only for an event `eventShapeProblem`
@@ -15,13 +22,16 @@ const plain = (value: object): boolean => (value as { toJSON?: unknown }).toJSON
 export function sameAsDecided(payload: EventPayload, event: LedgerEvent): boolean {
   if (plain(event)) {
     if (payload.type === 'call.admitted' && event.type === 'call.admitted' && event.reserved !== null && typeof event.reserved === 'object' && plain(event.reserved)) {
-      return (
+      const fields =
         payload.callId === event.callId &&
         payload.grantId === event.grantId &&
         payload.tool === event.tool &&
         payload.reserved.calls === event.reserved.calls &&
-        payload.reserved.inputBytes === event.reserved.inputBytes
-      );
+        payload.reserved.inputBytes === event.reserved.inputBytes;
+      if (!fields) return false;
+      // A child's call also names its ancestors; anything but the same plain list of the same ids
+      // (or both without one) takes the general comparison.
+      if (sameIds(payload.ancestors, (event as { ancestors?: unknown }).ancestors)) return true;
     }
     if (payload.type === 'call.completed' && event.type === 'call.completed') {
       return payload.callId === event.callId && payload.grantId === event.grantId && payload.tool === event.tool;

@@ -1,0 +1,13 @@
+import type { EventPayload } from './events';
+
+/** Why a host command was refused. Host commands fail loudly; agent calls are rejected as events. */
+export type HostCommandErrorCode = 'invalid_tool' | 'tool_conflict' | 'invalid_grant' | 'duplicate_grant' | 'unknown_grant' | 'unknown_call';
+
+export type Decision =
+  | { readonly ok: true; readonly events: readonly EventPayload[] }
+  | { readonly ok: false; readonly code: HostCommandErrorCode; readonly message: string };
+
+export const none: Decision = Object.freeze({ ok: true, events: Object.freeze([]) });
+export const emit = (...events: EventPayload[]): Decision => ({ ok: true, events });
+export const refuse = (code: HostCommandErrorCode, message: string): Decision => ({ ok: false, code, message });
+

@@ -1,0 +1,92 @@
+import type { Narrowing } from './commands';
+import type { JsonObject, JsonValue } from './json';
+import { limits } from './limits';
+
+export type ParsedNarrowing = { readonly ok: true; readonly narrowing: Narrowing } | { readonly ok: false; readonly problem: string };
+
+const fields = new Set(['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget']);
+const budgetFields = new Set(['calls', 'inputBytes']);
+// Named by the contract for budgets that do not exist yet (meters, rate windows, call timeouts):
+// refused rather than ignored, since ignoring a restriction the agent asked for would widen its intent.
+const notYetSupported = new Set(['callTimeoutMs']);
+const budgetNotYetSupported = new Set(['meters', 'rate']);
+
+const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * Whether an agent's schema uses a regular expression (`pattern`, `patternProperties`, or the
+ * `regex` format's input) anywhere: such a schema would run the agent's own regular expression
+ * inside the serialized admission step, where catastrophic backtracking would stall every caller.
+ * Conservative: any key of those names counts, a property named so included.
+ */
+function usesRegularExpression(value: JsonValue, depth: number): boolean {
+  if (depth > limits.argumentDepthMax) return true;
+  if (Array.isArray(value)) return value.some((v) => usesRegularExpression(v, depth + 1));
+  if (!isObject(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (key === 'pattern' || key === 'patternProperties') return true;
+    if (usesRegularExpression(value[key] as JsonValue, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Reads an agent's attenuation request (a plain JSON snapshot, already bounded in size and depth)
+ * into a `Narrowing`, or names what is malformed. Pure and total: the request is hostile, so
+ * nothing here throws; the problem names fields, never values.
+ */
+export function parseNarrowing(request: JsonObject): ParsedNarrowing {
+  const fail = (problem: string): ParsedNarrowing => ({ ok: false, problem });
+  for (const key of Object.keys(request)) {
+    if (notYetSupported.has(key)) return fail(`${key} is not supported yet`);
+    if (!fields.has(key)) return fail('the request has a field attenuate does not know');
+  }
+  const out: { -readonly [K in keyof Narrowing]: Narrowing[K] } = {};
+  if (own(request, 'tools')) {
+    const tools = request.tools;
+    if (!Array.isArray(tools) || tools.length > limits.toolsPerGrantMax || !tools.every((t) => typeof t === 'string')) {
+      return fail(`tools must be an array of at most ${limits.toolsPerGrantMax} tool names`);
+    }
+    out.tools = tools as readonly string[];
+  }
+  if (own(request, 'args')) {
+    const args = request.args;
+    if (!isObject(args)) return fail('args must be an object of narrowing schemas keyed by tool name');
+    for (const key of Object.keys(args)) {
+      const schema = args[key];
+      if (!isObject(schema)) return fail('args must map each tool to a JSON Schema object');
+      if (usesRegularExpression(schema, 0)) return fail('args schemas from an agent may not use pattern or patternProperties');
+    }
+    out.args = args as { readonly [tool: string]: JsonObject };
+  }
+  if (own(request, 'resources')) {
+    const resources = request.resources;
+    if (!Array.isArray(resources) || resources.length > limits.scopesPerGrantMax || !resources.every((r) => typeof r === 'string')) {
+      return fail(`resources must be an array of at most ${limits.scopesPerGrantMax} canonical scopes`);
+    }
+    out.resources = resources as readonly string[];
+  }
+  for (const key of ['notBefore', 'expiresAt'] as const) {
+    if (!own(request, key)) continue;
+    const time = request[key];
+    if (!isTime(time)) return fail(`${key} must be a finite number of ms since epoch`);
+    out[key] = time;
+  }
+  if (own(request, 'budget')) {
+    const budget = request.budget;
+    if (!isObject(budget)) return fail('budget must be an object');
+    const amounts: { calls?: number; inputBytes?: number } = {};
+    for (const key of Object.keys(budget)) {
+      if (budgetNotYetSupported.has(key)) return fail(`budget.${key} is not supported yet`);
+      if (!budgetFields.has(key)) return fail('budget has a field attenuate does not know');
+      const amount = budget[key];
+      if (!isAmount(amount)) return fail(`budget.${key} must be a non-negative safe integer`);
+      amounts[key as 'calls' | 'inputBytes'] = amount;
+    }
+    out.budget = amounts;
+  }
+  return { ok: true, narrowing: out };
+}
