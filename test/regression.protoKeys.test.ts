@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { createLedger, type JsonObject, type Ledger } from '../src';
+import { createLedger, replay, type JsonObject, type Ledger } from '../src';
+import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson } from '../src/domain/canonicalJson';
 import { snapshotArguments } from '../src/tools/arguments';
 import { SchemaCompiler } from '../src/tools/schemas';
@@ -15,6 +16,8 @@ async function grantFor(ledger: Ledger, tools: string[], budget = { calls: 10, i
   const { token } = await ledger.issue({ tools, resources: ['notes:/drafts/'], expiresAt: manualClock().now() + 60_000, budget });
   return token;
 }
+
+const replayEqualsState = (ledger: Ledger): boolean => isDeepStrictEqual(replay(ledger.events()), ledger.state());
 
 describe('regression: __proto__ in arguments', () => {
   it('measures a __proto__ member: 1 MB under it does not pass a 1,000-byte budget', async () => {
@@ -86,13 +89,16 @@ describe('regression: __proto__ in arguments', () => {
 
   it('registers and calls a tool named after an Object.prototype member', async () => {
     const ledger = createLedger({ clock: manualClock().now });
-    for (const name of ['constructor', 'prototype']) {
+    for (const name of ['constructor', 'prototype', 'toString', '__proto__', 'hasOwnProperty']) {
       await ledger.registerTool({ name, inputSchema: { type: 'object' }, run: () => name });
     }
-    const token = await grantFor(ledger, ['constructor']);
+    const token = await grantFor(ledger, ['constructor', '__proto__']);
     expect(await ledger.invoke(token, 'constructor', {})).toMatchObject({ status: 'completed', value: 'constructor' });
+    expect(await ledger.invoke(token, '__proto__', {})).toMatchObject({ status: 'completed', value: '__proto__' });
     expect(await ledger.invoke(token, 'prototype', {})).toMatchObject({ status: 'rejected', reason: 'tool_not_granted' });
-    expect(Object.keys(ledger.state().tools).sort()).toEqual(['constructor', 'prototype']);
+    expect(await ledger.invoke(token, 'valueOf', {})).toMatchObject({ status: 'rejected', reason: 'unknown_tool' });
+    expect(Object.keys(ledger.state().tools).sort()).toEqual(['__proto__', 'constructor', 'hasOwnProperty', 'prototype', 'toString']);
+    expect(replayEqualsState(ledger)).toBe(true);
   });
 });
 

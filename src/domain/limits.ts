@@ -24,4 +24,5 @@ export const limits = {
   attenuationBytesMax: 65_536,
 } as const;
 
-export const toolNamePattern = /^[a-z][a-z0-9_.-]{0,63}$/;
+/** MCP's rule for tool names (case-sensitive). */
+export const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -8,6 +8,8 @@ export interface AttachedTool {
   readonly validate: ArgumentValidator;
 }
 
+const refuseAll: ArgumentValidator = () => false;
+
 /** Tool implementations attached to this ledger object, and compiled validators (host side). */
 export class ToolRegistry {
   readonly compiler = new SchemaCompiler();
@@ -34,7 +36,13 @@ export class ToolRegistry {
     if (schema === undefined) return null;
     let validator = this.narrowing.get(schema);
     if (validator === undefined) {
-      validator = this.compiler.compileNarrowing(schema);
+      try {
+        validator = this.compiler.compileNarrowing(schema);
+      } catch {
+        // Only a grant from a stored log can get here (issue compiles first), e.g. one issued before
+        // schemas were strict: a narrowing that cannot be compiled permits nothing.
+        validator = refuseAll;
+      }
       this.narrowing.set(schema, validator);
     }
     return validator;

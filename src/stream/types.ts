@@ -15,7 +15,7 @@ export interface ToolContext {
 }
 
 export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = unknown> {
-  /** /^[a-z][a-z0-9_.-]{0,63}$/ */
+  /** /^[A-Za-z0-9_.-]{1,128}$/ (MCP's rule, case-sensitive) */
   readonly name: string;
   /** JSON Schema for an object, as MCP declares tool inputs. Undeclared properties are refused. */
   readonly inputSchema: JsonObject;

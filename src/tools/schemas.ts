@@ -89,7 +89,10 @@ export class SchemaCompiler {
   constructor() {
     // ownProperties: `required`/`properties` look at own members only, so a missing `constructor`
     // or `toString` is missing, not satisfied by Object.prototype's.
-    this.ajv = new Ajv({ allErrors: false, strict: false, ownProperties: true, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
+    // strictSchema: an unknown keyword (`maxLenght`) or format is an error, not a rule that allows
+    // everything. The other strict rules (strictTypes, strictTuples, strictRequired) stay off, so
+    // `{ properties: { text: { maxLength: 200 } } }` without `type` remains a valid narrowing.
+    this.ajv = new Ajv({ allErrors: false, strict: false, strictSchema: true, ownProperties: true, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
     addFormats(this.ajv);
   }
 
@@ -99,7 +102,12 @@ export class SchemaCompiler {
     if (fn === undefined) {
       const proto = protoNamedAt(schema);
       if (proto !== undefined) throw new Error(`the schema names the property __proto__ at ${proto}, which JSON Schema validators ignore`);
-      fn = this.ajv.compile(schema as object); // throws on a schema that does not compile
+      try {
+        fn = this.ajv.compile(schema as object);
+      } catch (error) {
+        // ajv says an unknown format is "ignored" when it is not strict; here it is refused.
+        throw new Error((error as Error).message.replace(/ ignored in schema/, ' in schema'), { cause: error });
+      }
       this.cache.set(key, fn);
     }
     return fn;
