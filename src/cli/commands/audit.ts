@@ -2,9 +2,12 @@ import type { CliCommand } from '../command';
 import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 import { openLogFile } from '../../stores/sqlite/sqliteConnection';
+import { foldGrants } from '../../stores/sqlite/sqliteGrantTree';
+import { grantTree, grantTreeLines } from '../../domain/grantTree';
 
 const usage = `usage: atc audit <log.sqlite> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json]
-                 [--follow [--interval ms] [--follow-max N]]`;
+                 [--follow [--interval ms] [--follow-max N]]
+       atc audit <log.sqlite> --tree [--at ISO|ms] [--json]   (the grant tree: status, usage)`;
 const intervalMsDefault = 1_000;
 
 /** Waits `intervalMs` between polls; stops (resolves false) after SIGINT/SIGTERM. */
@@ -46,12 +49,13 @@ function parseSince(text: string): number | undefined {
  * --follow, keeps polling for decisions other processes append. `poll` is injectable for tests.
  */
 export async function runAudit(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, poll?: () => Promise<boolean>): Promise<number> {
-  const parsed = parseOptions(args, ['grant', 'tool', 'since', 'interval', 'follow-max'], ['rejected', 'json', 'follow', 'help']);
+  const parsed = parseOptions(args, ['grant', 'tool', 'since', 'interval', 'follow-max', 'at'], ['rejected', 'json', 'follow', 'help', 'tree']);
   if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
     if ('error' in parsed) io.err(`atc audit: ${parsed.error}`);
     io.err(usage);
     return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
   }
+  if (parsed.flags.has('tree')) return runAuditTree(parsed.positional[0] as string, parsed.values.get('at'), parsed.flags.has('json'), io);
   const since = parsed.values.get('since');
   const sinceMs = since === undefined ? undefined : parseSince(since);
   const intervalMs = Number(parsed.values.get('interval') ?? intervalMsDefault);
@@ -87,6 +91,28 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
   }
 }
 
+/** `--tree`: the delegation forest of the log, status at `--at` (default now) and usage. */
+async function runAuditTree(file: string, atText: string | undefined, json: boolean, io: SqliteCliIo): Promise<number> {
+  const at = atText === undefined ? Date.now() : parseSince(atText);
+  if (at === undefined) return usageError(io, '--at needs an ISO 8601 time or ms since epoch');
+  let db;
+  try {
+    db = openLogFile(file);
+  } catch (error) {
+    io.err(`atc audit: ${(error as Error).message}`);
+    return 2;
+  }
+  try {
+    const { state, issued } = foldGrants(db);
+    const forest = grantTree(state, issued, at);
+    if (json) await io.out(JSON.stringify(forest));
+    else for (const line of grantTreeLines(forest)) await io.out(line);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
 function usageError(io: SqliteCliIo, message: string): number {
   io.err(`atc audit: ${message}`);
   io.err(usage);
@@ -94,6 +120,6 @@ function usageError(io: SqliteCliIo, message: string): number {
 }
 
 export const auditCommand: CliCommand = {
-  summary: 'print the decisions of a SQLite log (filters, --json, --follow)',
+  summary: 'print the decisions of a SQLite log (filters, --json, --follow), or its grant tree (--tree)',
   run: (args) => runAudit(args),
 };

@@ -1,0 +1,73 @@
+import { chainAuthority } from './grantChain';
+import { shardGet } from './shardedMap';
+import type { LedgerState } from './state';
+
+export type GrantStatus = 'active' | 'revoked' | 'not_yet_valid' | 'expired';
+
+/** One grant of the delegation forest, as an audit shows it: status and usage (its subtree's) at a time. */
+export interface GrantTreeNode {
+  readonly grantId: string;
+  readonly parentGrantId?: string;
+  readonly depth: number;
+  /** Effective status: `revoked` also when an ancestor is revoked. */
+  readonly status: GrantStatus;
+  readonly tools: readonly string[];
+  readonly expiresAt: number;
+  readonly usage: { readonly calls: { readonly limit: number; readonly used: number }; readonly inputBytes: { readonly limit: number; readonly used: number } };
+  readonly children: readonly GrantTreeNode[];
+}
+
+/**
+ * The grants of `state` as a forest, roots and children in `issued` order (the grant ids in log
+ * order). A read model for audits, not for admission: it visits every grant.
+ */
+export function grantTree(state: LedgerState, issued: readonly string[], at: number): readonly GrantTreeNode[] {
+  const children = new Map<string, string[]>();
+  const roots: string[] = [];
+  for (const id of issued) {
+    const grant = shardGet(state.grants, id);
+    if (grant === undefined) continue;
+    if (grant.parentGrantId === undefined) roots.push(id);
+    else {
+      const siblings = children.get(grant.parentGrantId);
+      if (siblings === undefined) children.set(grant.parentGrantId, [id]);
+      else siblings.push(id);
+    }
+  }
+  const node = (id: string): GrantTreeNode => {
+    const grant = shardGet(state.grants, id);
+    if (grant === undefined) throw new Error('unreachable: listed grants exist');
+    const authority = chainAuthority(state, id, at);
+    const status: GrantStatus = authority.ok ? 'active' : authority.reason === 'unknown_token' ? 'revoked' : authority.reason;
+    return {
+      grantId: id,
+      ...(grant.parentGrantId !== undefined ? { parentGrantId: grant.parentGrantId } : {}),
+      depth: grant.ancestors?.length ?? 0,
+      status,
+      tools: grant.scope.tools,
+      expiresAt: grant.scope.expiresAt,
+      usage: {
+        calls: { limit: grant.scope.budget.calls, used: grant.used.calls },
+        inputBytes: { limit: grant.scope.budget.inputBytes, used: grant.used.inputBytes },
+      },
+      children: (children.get(id) ?? []).map(node),
+    };
+  };
+  return roots.map(node);
+}
+
+/** The forest as indented text lines, one grant per line. */
+export function grantTreeLines(forest: readonly GrantTreeNode[]): string[] {
+  const lines: string[] = [];
+  const walk = (nodes: readonly GrantTreeNode[], prefix: string): void => {
+    nodes.forEach((n, i) => {
+      const last = i === nodes.length - 1;
+      const branch = n.depth === 0 ? '' : last ? '└─ ' : '├─ ';
+      const { calls, inputBytes } = n.usage;
+      lines.push(`${prefix}${branch}${n.grantId}  ${n.status}  calls ${calls.used}/${calls.limit}  bytes ${inputBytes.used}/${inputBytes.limit}  tools ${n.tools.join(',')}`);
+      walk(n.children, n.depth === 0 ? prefix : prefix + (last ? '   ' : '│  '));
+    });
+  };
+  walk(forest, '');
+  return lines;
+}
