@@ -82,7 +82,7 @@ describe('delegation in the SQLite store', () => {
       return all;
     })();
     const i = events.findIndex((e) => e.type === 'grant.issued' && e.grantId === sibling.grantId);
-    const edited = JSON.parse(JSON.stringify(events[i])) as LedgerEvent & { scope: { budget: { calls: number } }; hash?: string };
+    const edited = JSON.parse(JSON.stringify(events[i])) as { scope: { budget: { calls: number } }; hash?: string };
     edited.scope.budget.calls = 99;
     delete edited.hash;
     // Re-hash the edited event and every later one, as an attacker who rewrites the file would.
