@@ -16,6 +16,8 @@ function isTime(value: unknown): value is number {
  * Messages name fields and tools, never tokens.
  */
 export function grantScopeProblem(state: LedgerState, scope: GrantScope): string | undefined {
+  // decide is public: a caller may hand it any value, and a refusal must name the field, not throw.
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope)) return 'scope must be an object';
   if (!Array.isArray(scope.tools) || scope.tools.length === 0) return 'tools must be a non-empty array of tool names';
   if (scope.tools.length > limits.toolsPerGrantMax) return `tools may hold at most ${limits.toolsPerGrantMax} names`;
   const seen = new Set<string>();

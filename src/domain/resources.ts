@@ -1,5 +1,6 @@
 import { limits } from './limits';
 import type { ResourceCheck } from './reasons';
+import { utf8Length } from './utf8Length';
 
 /**
  * Virtual resources are `scheme:/seg/seg…` (or the root `scheme:/`). The ledger never normalizes a
@@ -12,21 +13,6 @@ const schemePattern = /^[a-z][a-z0-9+.-]{0,31}:\//;
 const forbiddenChars = /[\u0000-\u001f\u007f-\u009f\p{Cf}\\%]/u;
 // Printable ASCII is unchanged by NFC and NFKC and is well formed: such resources skip normalization.
 const printableAscii = /^[\x20-\x7e]*$/;
-
-/** UTF-8 length without encoding (what TextEncoder would produce; a lone surrogate counts as U+FFFD, 3 bytes). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
 
 /** True when `resource` is a canonical virtual resource. */
 export function isCanonicalResource(resource: unknown): resource is string {

@@ -105,8 +105,11 @@ export const duplicateCallMessage = 'callId already decided earlier in the log';
 export function verify(events: Iterable<unknown>, options: VerifyOptions = {}): VerifyResult {
   const problemsMax = options.problemsMax ?? 1_000;
   const problems: VerifyProblem[] = [];
+  // `ok` counts every problem found, not only those collected: problemsMax 0 must not pass a broken log.
+  let found = 0;
   const checked = checkLog(events, { shapeFrom: 0, hashFrom: 0, duplicates: true }, ({ problem }) => {
+    found++;
     if (problems.length < problemsMax) problems.push(problem);
   });
-  return { ok: problems.length === 0, checked, problems };
+  return { ok: found === 0, checked, problems };
 }

@@ -64,7 +64,7 @@ export async function verifyParallel(log: string | Uint8Array, options: VerifyPa
   }
   placed.sort((a, b) => a.index - b.index || a.rank - b.rank);
   const problems = placed.slice(0, options.problemsMax ?? 1_000).map((p) => p.problem);
-  return { ok: problems.length === 0, checked, problems };
+  return { ok: placed.length === 0, checked, problems };
 }
 
 /** The `seq` of the events at some indices (only for hash problems, which are rare). */
