@@ -15,6 +15,9 @@ export const limits = {
   segmentBytesMax: 255,
   /** Characters of a token presented by an agent; longer ones are `unknown_token` without being hashed (issued tokens have 47). */
   tokenCharsMax: 128,
+  /** Pause before retrying a settlement the store refused; doubles per attempt up to the max (never gives up while open). */
+  settleRetryMinMs: 10,
+  settleRetryMaxMs: 1_000,
   /** Scopes and tools one grant may hold. */
   scopesPerGrantMax: 1_024,
   toolsPerGrantMax: 1_024,

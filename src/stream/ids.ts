@@ -26,3 +26,8 @@ export function callIdSource(): () => string {
   let counter = 0;
   return () => `c_${prefix}_${(++counter).toString(36)}`;
 }
+
+/** Names one ledger object in a settlement journal (docs/storage.md). */
+export function newJournalOwner(): string {
+  return randomBytes(8).toString('hex');
+}

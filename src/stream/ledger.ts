@@ -18,7 +18,8 @@ import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
 import { LazyAbort } from './lazyAbort';
 import { CommandStream } from './commandStream';
-import { callIdSource, newGrantId, newToken, presentedTokenDigest, tokenDigest } from './ids';
+import { callIdSource, newGrantId, newJournalOwner, newToken, presentedTokenDigest, tokenDigest } from './ids';
+import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJournal } from '../stores/settlementJournal';
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
@@ -56,6 +57,17 @@ interface Running {
 
 const invalidToolName = '(invalid-name)';
 
+/** Journals of stores that bring none, per store object: a reopen in this process finds what a closed ledger kept. */
+const processJournals = new WeakMap<object, SettlementJournal>();
+
+function journalFor(store: object): SettlementJournal {
+  const own = storeJournal(store);
+  if (own !== undefined) return own;
+  let journal = processJournals.get(store);
+  if (journal === undefined) processJournals.set(store, (journal = memoryJournal()));
+  return journal;
+}
+
 class LedgerImpl implements Ledger {
   private current: LedgerState;
   /** Exactly one of the two is set: a synchronous store, or an asynchronous one (openLedger). */
@@ -76,6 +88,14 @@ class LedgerImpl implements Ledger {
   private whenNoneRunning: (() => void) | undefined;
   private readonly nextCallId = callIdSource();
   private closing = false;
+  /** Settlements the store has not taken yet (kept in the journal too), and the loops retrying them. */
+  private readonly unsettled = new Map<string, PendingSettlement>();
+  private readonly settling = new Set<Promise<boolean>>();
+  private readonly retryWakers = new Set<() => void>();
+  private readonly journal: SettlementJournal;
+  private readonly journalOwner = newJournalOwner();
+  /** Whether the journal holds the current `unsettled` list (its last write succeeded). */
+  private journaled = true;
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
 
@@ -104,6 +124,8 @@ class LedgerImpl implements Ledger {
     }
     this.events$ = this.events$Subject.asObservable();
     this.decisions$ = this.events$.pipe(filter((e): e is DecisionEvent => e.type === 'call.admitted' || e.type === 'call.rejected'));
+    this.journal = journalFor(store);
+    this.settleKept();
   }
 
   // ---- host side -------------------------------------------------------------------------------
@@ -208,10 +230,14 @@ class LedgerImpl implements Ledger {
     if (this.closing) return;
     this.closing = true;
     await this.stream.idle();
+    // Settlements still retrying get one more attempt now; what does not land stays in the journal.
+    this.wakeRetries();
     while (this.running.size > 0) {
       await new Promise<void>((resolve) => (this.whenNoneRunning = resolve));
       await this.stream.idle();
     }
+    while (this.settling.size > 0) await Promise.all(this.settling);
+    await this.stream.idle();
     this.stream.stop();
     if (this.catchUpTimer !== undefined) clearInterval(this.catchUpTimer);
     this.events$Subject.complete();
@@ -253,15 +279,11 @@ class LedgerImpl implements Ledger {
       outcome = { status: 'failed', callId: admitted.callId, error };
     }
     const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
-    // Settling must never be dropped, so it bypasses the pending bound (it is bounded by admissions).
-    await new Promise<BatchResult>((resolve) => {
-      this.stream.submitAlways({
-        kind: 'host',
-        command: (at) => ({ type: 'settle', at, callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError }),
-        done: resolve,
-        queuedAt: this.queuedAt(),
-      });
-    });
+    const landed = await this.trackSettling(this.settle({ callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError }));
+    if (!landed && !this.journaled) {
+      // Closed before the store took it, and the journal could not keep it either: say so.
+      outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
+    }
     this.running.delete(admitted.callId);
     if (this.running.size === 0 && this.whenNoneRunning !== undefined) {
       const wake = this.whenNoneRunning;
@@ -271,12 +293,110 @@ class LedgerImpl implements Ledger {
     return outcome;
   }
 
+  // ---- settlements: never dropped ----------------------------------------------------------------
+
+  /**
+   * Appends a settlement, retrying with a bounded backoff for as long as the store refuses it, so it
+   * is never lost; resolves true once it is in the log (or the log already settled that call), false
+   * when the ledger closed first (then the journal keeps it for the next open). It bypasses the
+   * pending bound: settlements are bounded by admissions.
+   */
+  private async settle(pending: PendingSettlement): Promise<boolean> {
+    let pauseMs: number = limits.settleRetryMinMs;
+    let triedWhileClosing = false;
+    for (;;) {
+      const result = await new Promise<BatchResult>((resolve) => {
+        this.stream.submitAlways({
+          kind: 'host',
+          command: (at) => ({ type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund }),
+          done: resolve,
+          queuedAt: this.queuedAt(),
+        });
+      });
+      // `refused` is `unknown_call`: the call is no longer in flight, someone recorded its settlement.
+      if (result.kind !== 'unavailable') {
+        this.setUnsettled(pending.callId, undefined);
+        return true;
+      }
+      this.setUnsettled(pending.callId, pending);
+      if (this.closing) {
+        if (triedWhileClosing) return false;
+        triedWhileClosing = true;
+        continue;
+      }
+      await this.retryPause(pauseMs);
+      pauseMs = Math.min(pauseMs * 2, limits.settleRetryMaxMs);
+    }
+  }
+
+  private trackSettling(settling: Promise<boolean>): Promise<boolean> {
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
+    return settling;
+  }
+
+  /** Records in the journal that a call's settlement is pending (or no longer is). */
+  private setUnsettled(callId: string, pending: PendingSettlement | undefined): void {
+    const had = this.unsettled.has(callId);
+    if (pending === undefined) {
+      if (!had) return;
+      this.unsettled.delete(callId);
+    } else {
+      if (had && this.journaled) return;
+      this.unsettled.set(callId, pending);
+    }
+    try {
+      this.journal.keep(this.journalOwner, Array.from(this.unsettled.values()));
+      this.journaled = true;
+    } catch {
+      this.journaled = false; // still retried in memory; the next change tries the journal again
+    }
+  }
+
+  private retryPause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.retryWakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.retryWakers.add(wake);
+    });
+  }
+
+  private wakeRetries(): void {
+    for (const wake of Array.from(this.retryWakers)) wake();
+  }
+
+  /** On open: takes over the settlements earlier ledger objects kept (closed, or crashed with a file journal) and appends them. */
+  private settleKept(): void {
+    let kept: ReturnType<SettlementJournal['kept']>;
+    try {
+      kept = this.journal.kept();
+    } catch {
+      return;
+    }
+    for (const { owner, pending } of kept) {
+      if (owner === this.journalOwner) continue;
+      // Ours first (in the journal), then the old owner's list is dropped: a crash in between loses nothing.
+      const open = pending.filter((p) => shardGet(this.current.inFlight, p.callId) !== undefined && !this.unsettled.has(p.callId));
+      for (const p of open) this.setUnsettled(p.callId, p);
+      try {
+        if (this.journaled) this.journal.keep(owner, []);
+      } catch {
+        // Left for a later open; settling twice is refused (unknown_call), so nothing doubles.
+      }
+      for (const p of open) void this.trackSettling(this.settle(p));
+    }
+  }
+
   // ---- agent side: delegation ------------------------------------------------------------------
 
   async attenuate(token: string, request: AttenuationRequest): Promise<AttenuateOutcome> {
     try {
       if (this.closing) return attenuationUnavailable;
-      const digest = typeof token === 'string' ? tokenDigest(token) : undefined;
+      const digest = presentedTokenDigest(token);
       const checked = checkAttenuationRequest(this.registry.compiler, request);
       const child = { grantId: newGrantId(), token: newToken() };
       const childDigest = tokenDigest(child.token);
@@ -297,7 +417,7 @@ class LedgerImpl implements Ledger {
   async revokeDelegation(token: string, grantId: string, options: RevokeOptions = {}): Promise<RevokeDelegationOutcome> {
     try {
       if (this.closing) return revocationUnavailable;
-      const digest = typeof token === 'string' ? tokenDigest(token) : undefined;
+      const digest = presentedTokenDigest(token);
       const target = targetGrantId(grantId);
       const abortInFlight = options !== null && typeof options === 'object' && options.abortInFlight === true;
       // A granted revocation with abortInFlight reaches the subtree's running calls when published.

@@ -3,10 +3,11 @@ import { genesisHash, type LedgerEvent } from '../../domain/events';
 import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
 import type { SharedEventStore, SnapshotEventStore } from '../eventStore';
-import { openConnection, type SqliteSynchronous } from './sqliteConnection';
+import { isMemoryPath, openConnection, type SqliteSynchronous } from './sqliteConnection';
 import { eventOfBody, rowOf } from './sqliteRows';
 import { latestSnapshotInfo, readLatestSnapshot, snapshotGap, writeSnapshot } from './sqliteSnapshots';
 import { systemDeps, WriteLock } from './sqliteWriteLock';
+import { fileJournal, memoryJournal, type JournaledStore, type SettlementJournal } from '../settlementJournal';
 
 export interface SqliteStoreOptions {
   /** The database file (created if missing), or ':memory:'. */
@@ -29,7 +30,7 @@ export interface SqliteStoreOptions {
 }
 
 /** The durable, shared event store (docs/storage.md). */
-export interface SqliteEventStore extends SharedEventStore, SnapshotEventStore {
+export interface SqliteEventStore extends SharedEventStore, SnapshotEventStore, JournaledStore {
   readonly path: string;
   /** Whether appends are impossible (opened read-only, or the file is not writable). */
   readonly readonly: boolean;
@@ -44,6 +45,8 @@ const snapshotBusyTimeoutMs = 100;
 
 class SqliteStore implements SqliteEventStore {
   readonly readonly: boolean;
+  /** Settlements a ledger could not append yet: files in `<path>-settlements/` (docs/storage.md), so a crash loses none. */
+  readonly settlements: SettlementJournal;
   openedFromSnapshotSeq: number | undefined;
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
@@ -66,6 +69,7 @@ class SqliteStore implements SqliteEventStore {
   ) {
     this.db = connection.db;
     this.readonly = connection.readonly;
+    this.settlements = isMemoryPath(path) ? memoryJournal() : fileJournal(`${path}-settlements`);
     this.insert = this.db.prepare(
       'INSERT INTO events (seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body) VALUES (@seq, @type, @at, @grant_id, @tool, @call_id, @reason, @input_bytes, @hash, @prev_hash, @body)',
     );
