@@ -12,6 +12,7 @@ import { scale } from './scenarios/scale';
 import { durable } from './scenarios/durable';
 import { crossProcess } from './scenarios/crossProcess';
 import { longLog } from './scenarios/longLog';
+import { delegation } from './scenarios/delegation';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -23,6 +24,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '5': crossProcess,
   '6': longLog,
   '7': memory,
+  '8': delegation,
 };
 
 /**

@@ -35,14 +35,27 @@ export type ChainAuthority =
 export function chainAuthority(state: LedgerState, grantId: string | undefined, at: number): ChainAuthority {
   const grant = grantId === undefined ? undefined : shardGet(state.grants, grantId);
   if (grant === undefined) return { ok: false, reason: 'unknown_token' };
-  const ancestors = ancestorRecords(state, grant);
-  if (ancestors === undefined) return { ok: false, reason: 'revoked', grant }; // fail closed
-  if (grant.revoked) return { ok: false, reason: 'revoked', grant };
-  for (const a of ancestors) if (a.revoked) return { ok: false, reason: 'revoked', grant };
-  if (at < grant.scope.notBefore) return { ok: false, reason: 'not_yet_valid', grant };
-  for (const a of ancestors) if (at < a.scope.notBefore) return { ok: false, reason: 'not_yet_valid', grant };
-  if (at >= grant.scope.expiresAt) return { ok: false, reason: 'expired', grant };
-  for (const a of ancestors) if (at >= a.scope.expiresAt) return { ok: false, reason: 'expired', grant };
+  let revoked = grant.revoked;
+  let early = at < grant.scope.notBefore;
+  let late = at >= grant.scope.expiresAt;
+  const ids = grant.ancestors;
+  let ancestors = noAncestors;
+  if (ids !== undefined && ids.length > 0) {
+    // One pass, one lookup per ancestor (this runs twice per call: in the shell and in decide).
+    const records: GrantRecord[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const a = shardGet(state.grants, ids[i] as string);
+      if (a === undefined) return { ok: false, reason: 'revoked', grant }; // fail closed
+      records.push(a);
+      if (a.revoked) revoked = true;
+      if (at < a.scope.notBefore) early = true;
+      if (at >= a.scope.expiresAt) late = true;
+    }
+    ancestors = records;
+  }
+  if (revoked) return { ok: false, reason: 'revoked', grant };
+  if (early) return { ok: false, reason: 'not_yet_valid', grant };
+  if (late) return { ok: false, reason: 'expired', grant };
   return { ok: true, grant, ancestors };
 }
 

@@ -13,43 +13,43 @@ export function toolRecord(event: EventOf<'tool.registered'>): ToolRecord {
  * A new grant's record. A child (its event names a parent) also keeps its parent's id and its
  * ancestors' ids, root first: the parent's list plus the parent, copied once at issue so that a call
  * finds its whole chain without a scan. `parent` is the parent's record in the state folded so far.
+ * Built by the same literal as `withUsage`, so that every record of one kind has one hidden class
+ * (the chain checks read several records per call); the scope is deep-frozen by immer.
  */
 export function grantRecord(event: EventOf<'grant.issued'>, parent: GrantRecord | undefined): GrantRecord {
-  const base = {
-    grantId: event.grantId,
-    tokenDigest: event.tokenDigest,
-    scope: event.scope,
-    revoked: false,
-    used: { calls: 0, inputBytes: 0 },
-    issuedAt: event.at,
-  };
-  if (event.parentGrantId === undefined) return freeze(base, true);
-  const ancestors = parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId];
-  return freeze({ ...base, parentGrantId: event.parentGrantId, ancestors }, true);
+  const scope = freeze(event.scope, true);
+  const used = Object.freeze({ calls: 0, inputBytes: 0 });
+  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined);
+  const ancestors = Object.freeze(parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId]);
+  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors);
+}
+
+// Fields listed rather than spread: V8 builds a literal of known shape several times faster, and
+// records of one kind (root or child) then share one shape.
+function record(
+  grantId: string,
+  tokenDigest: string,
+  scope: GrantRecord['scope'],
+  revoked: boolean,
+  used: GrantRecord['used'],
+  issuedAt: number,
+  parentGrantId: string | undefined,
+  ancestors: readonly string[] | undefined,
+): GrantRecord {
+  if (ancestors === undefined) return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt });
+  return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt, parentGrantId, ancestors });
 }
 
 export function revokedGrant(grant: GrantRecord): GrantRecord {
   return produce(grant, (draft) => { draft.revoked = true; });
 }
 
-// The one record change on every call: done by hand. With immer's `produce` here, a sequential
-// no-op call cost 10-50% more (A/B in docs/performance.md, "What each design choice costs").
+// The one record change on every call (and on every ancestor of a child's call): done by hand.
+// With immer's `produce` here, a sequential no-op call cost 10-50% more (A/B in docs/performance.md,
+// "What each design choice costs").
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
-  // Fields listed rather than spread: V8 builds a literal of known shape several times faster.
-  if (grant.ancestors === undefined) {
-    return Object.freeze({ grantId: grant.grantId, tokenDigest: grant.tokenDigest, scope: grant.scope, revoked: grant.revoked, used, issuedAt: grant.issuedAt });
-  }
-  return Object.freeze({
-    grantId: grant.grantId,
-    tokenDigest: grant.tokenDigest,
-    scope: grant.scope,
-    revoked: grant.revoked,
-    used,
-    issuedAt: grant.issuedAt,
-    parentGrantId: grant.parentGrantId,
-    ancestors: grant.ancestors,
-  });
+  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors);
 }
 
 // Made on every admission, so frozen by hand like the usage charge: immer's deep `freeze` walked it
