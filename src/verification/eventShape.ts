@@ -7,9 +7,12 @@ import { rejectReasons } from '../domain/reasons';
 // Hashes are checked by a function format rather than `pattern: '^[0-9a-f]{64}$'`: the regular
 // expression took ≈ 0.27 µs per field, two fields per event, most of the shape check's cost.
 const hex64 = { type: 'string', format: 'hex64' };
-const count = { type: 'integer', minimum: 0 };
+// Bounded above: JSON's `1e400` parses to Infinity, which ajv's integer check lets through.
+const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const amounts = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count } };
-const envelope = { seq: { type: 'integer', minimum: 1 }, at: { type: 'number' }, prevHash: hex64, hash: hex64 };
+// `at` within the range of a JavaScript Date (so never ±Infinity).
+const time = { type: 'number', minimum: -8.64e15, maximum: 8.64e15 };
+const envelope = { seq: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, at: time, prevHash: hex64, hash: hex64 };
 const str = { type: 'string' };
 const shape = (type: string, props: Record<string, unknown>, required: string[], extra: Record<string, unknown> = {}) => ({
   if: { properties: { type: { const: type } } },

@@ -59,18 +59,8 @@ export function checkLog(
   let index = -1;
   const callIds = new Set<string>();
   const at = (seq: number, code: VerifyProblemCode, message: string): void => report({ index, rank: problemRank[code], problem: { seq, code, message } });
-  for (const raw of events) {
-    index++;
-    if (index >= checks.shapeFrom) {
-      const shape = eventShapeProblem(raw);
-      if (shape !== undefined) {
-        const seqGuess = typeof (raw as { seq?: unknown })?.seq === 'number' ? (raw as { seq: number }).seq : expectedSeq;
-        at(seqGuess, 'malformed', `event is malformed: ${shape}`);
-        expectedSeq++;
-        continue;
-      }
-    }
-    const event = raw as LedgerEvent;
+  // Every check on one well-shaped event, then the fold.
+  const checkEvent = (event: LedgerEvent): void => {
     if (event.seq !== expectedSeq) at(event.seq, 'sequence', `expected seq ${expectedSeq}, found ${event.seq}`);
     if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
     if (index >= checks.hashFrom && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
@@ -90,6 +80,43 @@ export function checkLog(
     fold.apply(event);
     prevHash = event.hash;
     expectedSeq = event.seq + 1;
+  };
+  // The log is untrusted: not iterable, or an iterator that throws, is a problem, never a throw.
+  let iterator: Iterator<unknown>;
+  try {
+    iterator = (events as Iterable<unknown>)[Symbol.iterator]();
+  } catch {
+    at(0, 'malformed', 'the log is not an iterable of events');
+    return 0;
+  }
+  for (;;) {
+    let step: IteratorResult<unknown>;
+    try {
+      step = iterator.next();
+    } catch {
+      index++;
+      at(expectedSeq, 'malformed', 'the log could not be read past this point');
+      return index;
+    }
+    if (step.done === true) break;
+    const raw = step.value;
+    index++;
+    if (index >= checks.shapeFrom) {
+      const shape = eventShapeProblem(raw);
+      if (shape !== undefined) {
+        const seq: unknown = raw !== null && typeof raw === 'object' ? (raw as { seq?: unknown }).seq : undefined;
+        at(Number.isSafeInteger(seq) ? (seq as number) : expectedSeq, 'malformed', `event is malformed: ${shape}`);
+        expectedSeq++;
+        continue;
+      }
+    }
+    try {
+      checkEvent(raw as LedgerEvent);
+    } catch {
+      // Well shaped but not checkable (e.g. nested deeper than any writer nests): malformed, not a throw.
+      at(expectedSeq, 'malformed', 'event cannot be checked: its JSON nests too deep or holds values no canonical writer produces');
+      expectedSeq++;
+    }
   }
   return index + 1;
 }

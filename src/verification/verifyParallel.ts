@@ -26,6 +26,8 @@ export interface VerifyParallelOptions extends VerifyOptions {
 }
 
 export async function verifyParallel(log: string | Uint8Array, options: VerifyParallelOptions = {}): Promise<VerifyResult> {
+  // Anything but text or bytes goes to `verify`, which reports what is not a log instead of throwing.
+  if (typeof log !== 'string' && !(log instanceof Uint8Array)) return verify(log as unknown as Iterable<unknown>, options);
   const bytes = sharedBytes(log);
   const sequential = (): VerifyResult => verify(jsonLines(bytes), options);
   const script = path.join(__dirname, 'verifyWorker.js');
