@@ -21,6 +21,7 @@ export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } fr
 export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
 export { limits } from './domain/limits';
 export { visibleTools, type VisibleTool } from './domain/visibleTools';
+export { grantTree, type GrantTreeNode, type GrantStatus } from './domain/grantTree';
 export { memoryStore } from './stores/memoryStore';
 export { isSharedEventStore, isSnapshotEventStore, isAsyncEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore, type AsyncEventStore } from './stores/eventStore';
 export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './stores/sqlite/sqliteStore';

@@ -1,4 +1,4 @@
-import type { Command, Narrowing } from '../src';
+import { limits, shardGet, type Command, type Narrowing } from '../src';
 import { admit, given, issueCommand, payloads, registerNotes, registerRead, T0 } from './support/given';
 
 const attenuate = (narrowing: Narrowing, overrides: Partial<Extract<Command, { type: 'attenuate' }>> = {}): Command => ({
@@ -59,6 +59,21 @@ describe('decide: attenuate', () => {
     for (let d = 1; d <= 8; d++) chain.push(attenuate({}, { parentGrantId: d === 1 ? 'g1' : `c${d - 1}`, grantId: `c${d}`, tokenDigest: String(d).repeat(64) }));
     const [event] = payloads(given(...chain).when(attenuate({}, { parentGrantId: 'c8', grantId: 'c9', tokenDigest: '9'.repeat(64) })));
     expect(event).toMatchObject({ type: 'attenuation.rejected', reason: 'attenuation_widens', parentGrantId: 'c8' });
+  });
+});
+
+describe('decide: the bound on grants below one root', () => {
+  it(`counts every grant issued below a root, at any depth, and refuses the one past limits.delegatedGrantsPerRootMax`, () => {
+    const max = limits.delegatedGrantsPerRootMax;
+    const commands: Command[] = [registerNotes, registerRead, root, attenuate({})];
+    for (let i = 1; i < max; i++) commands.push(attenuate({}, { parentGrantId: 'c1', grantId: `c1_${i}`, tokenDigest: 'd' + i.toString(16).padStart(63, '0') }));
+    const state = given(...commands);
+    expect(shardGet(state.state.grants, 'g1')?.descendants).toBe(max);
+    expect(shardGet(state.state.grants, 'c1')?.descendants).toBeUndefined();
+    const [event] = payloads(state.when(attenuate({}, { parentGrantId: 'c1', grantId: 'c_over', tokenDigest: 'f'.repeat(64) })));
+    expect(event).toMatchObject({ type: 'attenuation.rejected', reason: 'attenuation_widens' });
+    const other = given(registerNotes, registerRead, root, issueCommand({}, 'g2'));
+    expect(payloads(other.when(attenuate({}, { parentGrantId: 'g2' })))[0]).toMatchObject({ type: 'grant.issued' });
   });
 });
 

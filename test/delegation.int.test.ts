@@ -91,6 +91,18 @@ describe('attenuate', () => {
     await ledger.close();
   });
 
+  it('never throws on a hostile request object (a throwing getter, a Proxy, a cycle)', async () => {
+    const { ledger, root } = await rooted();
+    const getter = Object.defineProperty({}, 'tools', { enumerable: true, get: () => { throw new Error('boom'); } });
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('boom'); } });
+    const cycle: Record<string, unknown> = {};
+    cycle.args = cycle;
+    for (const request of [getter, proxy, cycle]) {
+      expect(await ledger.attenuate(root.token, request as never)).toMatchObject({ status: 'rejected', reason: 'attenuation_invalid' });
+    }
+    await ledger.close();
+  });
+
   it('refuses a request over the size bound without reading it further', async () => {
     const { ledger, root } = await rooted();
     const big = { args: { 'notes.read': { description: 'x'.repeat(limits.attenuationBytesMax) } } };

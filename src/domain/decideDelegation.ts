@@ -63,6 +63,8 @@ export function decideAttenuate(state: LedgerState, command: AttenuateCommand): 
   };
   if (grantScopeProblem(state, scope) !== undefined) return attenuationRejected('attenuation_invalid', parent.grantId);
   if (authority.ancestors.length + 1 > limits.delegationDepthMax) return attenuationRejected('attenuation_widens', parent.grantId);
+  const root = authority.ancestors[0] ?? parent;
+  if ((root.descendants ?? 0) >= limits.delegatedGrantsPerRootMax) return attenuationRejected('attenuation_widens', parent.grantId);
   if (widens(parent, left, scope)) return attenuationRejected('attenuation_widens', parent.grantId);
   return emit({ type: 'grant.issued', grantId: command.grantId, tokenDigest: command.tokenDigest, scope, parentGrantId: parent.grantId, parentLeft: left });
 }

@@ -1,5 +1,5 @@
 import type { LedgerEvent } from './events';
-import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withUsage } from './records';
+import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withDescendant, withUsage } from './records';
 import { shardGet, shardWith, shardWithout } from './shardedMap';
 import type { LedgerState } from './state';
 
@@ -35,13 +35,15 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
   switch (event.type) {
     case 'tool.registered':
       return Object.freeze({ ...state, head, tools: Object.freeze({ ...state.tools, [event.tool]: toolRecord(event) }) });
-    case 'grant.issued':
-      return Object.freeze({
-        ...state,
-        head,
-        grants: shardWith(state.grants, event.grantId, grantRecord(event, event.parentGrantId === undefined ? undefined : shardGet(state.grants, event.parentGrantId))),
-        tokens: shardWith(state.tokens, event.tokenDigest, event.grantId),
-      });
+    case 'grant.issued': {
+      const parent = event.parentGrantId === undefined ? undefined : shardGet(state.grants, event.parentGrantId);
+      const record = grantRecord(event, parent);
+      let grants = shardWith(state.grants, event.grantId, record);
+      // A child counts against its root's bound on delegated grants.
+      const root = record.ancestors === undefined ? undefined : shardGet(grants, record.ancestors[0] as string);
+      if (root !== undefined) grants = shardWith(grants, root.grantId, withDescendant(root));
+      return Object.freeze({ ...state, head, grants, tokens: shardWith(state.tokens, event.tokenDigest, event.grantId) });
+    }
     case 'grant.revoked': {
       const grant = shardGet(state.grants, event.grantId);
       if (grant === undefined) return Object.freeze({ ...state, head });

@@ -23,6 +23,8 @@ export const limits = {
   toolsPerGrantMax: 1_024,
   /** Ancestors a grant may have: a root is at depth 0, its child at 1. `attenuate` beyond it widens. */
   delegationDepthMax: 8,
+  /** Grants that may ever be issued below one root (by attenuate, at any depth). Beyond it, attenuate widens. */
+  delegatedGrantsPerRootMax: 10_000,
   /** Canonical JSON of one attenuation request, in UTF-8 bytes. Larger requests are `attenuation_invalid`. */
   attenuationBytesMax: 65_536,
 } as const;

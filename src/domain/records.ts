@@ -19,13 +19,18 @@ export function toolRecord(event: EventOf<'tool.registered'>): ToolRecord {
 export function grantRecord(event: EventOf<'grant.issued'>, parent: GrantRecord | undefined): GrantRecord {
   const scope = freeze(event.scope, true);
   const used = Object.freeze({ calls: 0, inputBytes: 0 });
-  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined);
+  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined, undefined);
   const ancestors = Object.freeze(parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId]);
-  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors);
+  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors, undefined);
+}
+
+/** A root record counting one more grant issued anywhere below it (bounded: limits.delegatedGrantsPerRootMax). */
+export function withDescendant(root: GrantRecord): GrantRecord {
+  return record(root.grantId, root.tokenDigest, root.scope, root.revoked, root.used, root.issuedAt, root.parentGrantId, root.ancestors, (root.descendants ?? 0) + 1);
 }
 
 // Fields listed rather than spread: V8 builds a literal of known shape several times faster, and
-// records of one kind (root or child) then share one shape.
+// records of one kind (a child; a root; a root with descendants) then share one shape.
 function record(
   grantId: string,
   tokenDigest: string,
@@ -35,8 +40,12 @@ function record(
   issuedAt: number,
   parentGrantId: string | undefined,
   ancestors: readonly string[] | undefined,
+  descendants: number | undefined,
 ): GrantRecord {
-  if (ancestors === undefined) return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt });
+  if (ancestors === undefined) {
+    if (descendants === undefined) return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt });
+    return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt, descendants });
+  }
   return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt, parentGrantId, ancestors });
 }
 
@@ -49,7 +58,7 @@ export function revokedGrant(grant: GrantRecord): GrantRecord {
 // "What each design choice costs").
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
-  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors);
+  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants);
 }
 
 // Made on every admission, so frozen by hand like the usage charge: immer's deep `freeze` walked it

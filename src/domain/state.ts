@@ -23,6 +23,12 @@ export interface GrantRecord {
    * walks this list, so a call costs what the chain's depth costs, whatever the tree's size.
    */
   readonly ancestors?: readonly string[];
+  /**
+   * Only on a root that has been delegated from: how many grants were ever issued anywhere below it
+   * (revoked ones included). An agent creates grants without the host, so each tree is bounded
+   * (limits.delegatedGrantsPerRootMax).
+   */
+  readonly descendants?: number;
 }
 
 export interface InFlightCall {

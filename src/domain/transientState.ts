@@ -1,5 +1,5 @@
 import type { LedgerEvent } from './events';
-import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withUsage } from './records';
+import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withDescendant, withUsage } from './records';
 import { shardGet } from './shardedMap';
 import { OwnedNodes, shardDeleteOwned, shardSetOwned } from './shardedMapTransient';
 import type { LedgerState } from './state';
@@ -54,10 +54,15 @@ export class TransientState {
       case 'tool.registered':
         s.tools = Object.freeze({ ...s.tools, [event.tool]: toolRecord(event) });
         return;
-      case 'grant.issued':
-        s.grants = shardSetOwned(s.grants, event.grantId, grantRecord(event, event.parentGrantId === undefined ? undefined : shardGet(s.grants, event.parentGrantId)), this.owned);
+      case 'grant.issued': {
+        const record = grantRecord(event, event.parentGrantId === undefined ? undefined : shardGet(s.grants, event.parentGrantId));
+        s.grants = shardSetOwned(s.grants, event.grantId, record, this.owned);
+        // As in `evolve`: a child counts against its root's bound on delegated grants.
+        const root = record.ancestors === undefined ? undefined : shardGet(s.grants, record.ancestors[0] as string);
+        if (root !== undefined) s.grants = shardSetOwned(s.grants, root.grantId, withDescendant(root), this.owned);
         s.tokens = shardSetOwned(s.tokens, event.tokenDigest, event.grantId, this.owned);
         return;
+      }
       case 'grant.revoked': {
         const grant = shardGet(s.grants, event.grantId);
         if (grant !== undefined) s.grants = shardSetOwned(s.grants, event.grantId, revokedGrant(grant), this.owned);
