@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import type { CliCommand } from '../command';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { startAuditServer, type AuditServer, type CheckpointFiles } from '../../web/server/auditServer';
+import type { LogReader } from '../../web/server/logReader';
+import { isLoopbackHost } from '../../web/server/loopback';
+import { sqliteLogReader } from '../../web/server/sqliteLogReader';
+
+const usage = `usage: atc serve <log.sqlite> [--port N] [--host 127.0.0.1] [--allow-remote]
+                 [--checkpoint <file> --vkey <key|@file>]`;
+
+/** A checkpoint or key file is small; anything bigger is not one. */
+const checkpointFileBytesMax = 65_536;
+
+/**
+ * `atc serve`: the read-only audit page of a log. Resolves with the running server (the process
+ * stays up until SIGINT/SIGTERM), or with an exit code when it cannot start.
+ */
+export async function startServe(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<AuditServer | number> {
+  const parsed = parseOptions(args, ['port', 'host', 'checkpoint', 'vkey'], ['allow-remote', 'help']);
+  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
+    if ('error' in parsed) io.err(`atc serve: ${parsed.error}`);
+    io.err(usage);
+    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
+  }
+  const port = Number(parsed.values.get('port') ?? '0');
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) return usageError(io, '--port needs an integer from 0 to 65535');
+  const host = parsed.values.get('host') ?? '127.0.0.1';
+  const allowRemote = parsed.flags.has('allow-remote');
+  if (!isLoopbackHost(host) && !allowRemote) return usageError(io, `--host ${host} is not a loopback address; add --allow-remote to serve the log to other machines`);
+  const checkpoint = readCheckpoint(parsed.values.get('checkpoint'), parsed.values.get('vkey'), io);
+  if (typeof checkpoint === 'number') return checkpoint;
+
+  const log = parsed.positional[0] as string;
+  if (/^postgres(ql)?:\/\//i.test(log)) return usageError(io, 'PostgreSQL logs are not served yet; export one with atc export and serve a SQLite copy');
+  let reader: LogReader;
+  try {
+    reader = sqliteLogReader(log);
+  } catch (error) {
+    io.err(`atc serve: ${(error as Error).message}`);
+    return 2;
+  }
+  let server: AuditServer;
+  try {
+    server = await startAuditServer({ reader, host, port, allowRemote, ...(checkpoint !== undefined ? { checkpoint } : {}) });
+  } catch (error) {
+    await reader.close();
+    io.err(`atc serve: ${(error as Error).message}`);
+    return 2;
+  }
+  if (!isLoopbackHost(host)) io.err(`atc serve: WARNING: serving on ${host}, which is not loopback: anyone who can reach this port can read the whole log (grants, tools, decisions); there is no authentication and no TLS`);
+  await io.out(`listening on ${server.url}`);
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await reader.close();
+    },
+  };
+}
+
+function readCheckpoint(file: string | undefined, vkey: string | undefined, io: SqliteCliIo): CheckpointFiles | number | undefined {
+  if (file === undefined && vkey === undefined) return undefined;
+  if (file === undefined || vkey === undefined) return usageError(io, '--checkpoint and --vkey go together');
+  try {
+    const note = readSmall(file);
+    const verifierKey = (vkey.startsWith('@') ? readSmall(vkey.slice(1)) : vkey).trim();
+    return { note, verifierKey };
+  } catch (error) {
+    io.err(`atc serve: ${(error as Error).message}`);
+    return 2;
+  }
+}
+
+function readSmall(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  if (text.length > checkpointFileBytesMax) throw new Error(`${file} is too large for a checkpoint or key`);
+  return text;
+}
+
+function usageError(io: SqliteCliIo, message: string): number {
+  io.err(`atc serve: ${message}`);
+  io.err(usage);
+  return 2;
+}
+
+export const serveCommand: CliCommand = {
+  summary: 'serve a read-only audit page of a log (http://127.0.0.1 by default)',
+  run: async (args) => {
+    const started = await startServe(args);
+    if (typeof started === 'number') return started;
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await started.close();
+    return 0;
+  },
+};

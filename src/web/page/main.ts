@@ -1,0 +1,149 @@
+import { AuditModel } from './auditModel';
+import { ChainVerifier, parseEvent, webCryptoSha256, type IntegrityStatus, type Parsed } from './chainVerifier';
+import { checkCheckpoint, webCheckpointCrypto, type CheckpointStatus } from './checkpoint';
+import type { DecisionFilter } from './filters';
+import { grantForest, subtreeIds, type GrantNode } from './grantTree';
+import { parseEventsData, type ReceivedEvent } from './logLines';
+import { drawBudgets } from './ui/budgetsPanel';
+import { DecisionsTable } from './ui/decisionsTable';
+import { byId, formatCount } from './ui/dom';
+import { FilterBar } from './ui/filterBar';
+import { drawGrantTree } from './ui/grantTreePanel';
+import { drawIntegrity } from './ui/integrityPanel';
+import { ReasonsChart } from './ui/reasonsChart';
+
+/** The slower panels (budgets, tree, chart) redraw at most this often while events pour in. */
+const panelRedrawMs = 300;
+
+const model = new AuditModel();
+const sha256 = webCryptoSha256();
+const verifier = sha256 === undefined ? undefined : new ChainVerifier(sha256);
+let integrity: IntegrityStatus | 'unavailable' = verifier === undefined ? 'unavailable' : verifier.status();
+let checkpointFiles: { note: string; verifierKey: string } | undefined;
+let checkpoint: CheckpointStatus | undefined;
+let received = 0;
+let lastSeq = 0;
+let verifying: Promise<void> = Promise.resolve();
+
+const table = new DecisionsTable(byId('decisions'), model);
+const chart = new ReasonsChart(byId('reasons-chart'));
+const filters = new FilterBar(model, (filter) => {
+  currentFilter = filter;
+  table.setFilter(filter);
+  schedule(true);
+});
+let currentFilter: DecisionFilter = filters.current();
+
+function accept(batch: readonly ReceivedEvent[]): void {
+  const fresh = batch.filter((e) => e.seq > lastSeq);
+  if (fresh.length === 0) return;
+  lastSeq = (fresh[fresh.length - 1] as ReceivedEvent).seq;
+  received += fresh.length;
+  const parsed: { received: ReceivedEvent; parsed: Parsed }[] = fresh.map((e) => ({ received: e, parsed: parseEvent(e) }));
+  for (const { received: e, parsed: p } of parsed) if ('event' in p) model.add(e.seq, p.event, e.text as string);
+  if (verifier !== undefined) {
+    verifying = verifying.then(async () => {
+      integrity = await verifier.push(parsed);
+      schedule();
+    });
+  }
+  schedule();
+}
+
+let frame = 0;
+let panelsDrawnAt = 0;
+let panelsDue = false;
+function schedule(panelsNow = false): void {
+  panelsDue = true;
+  if (panelsNow) panelsDrawnAt = 0;
+  if (frame === 0) frame = requestAnimationFrame(render);
+}
+
+function render(): void {
+  frame = 0;
+  table.update();
+  byId('row-count').textContent = `${formatCount(table.count())} of ${formatCount(model.decisions.length)} decisions`;
+  byId('event-count').textContent = `${formatCount(received)} events`;
+  drawIntegrity(byId('integrity'), integrity, received, checkpoint);
+  const now = performance.now();
+  if (panelsDue && now - panelsDrawnAt >= panelRedrawMs) {
+    panelsDue = false;
+    panelsDrawnAt = now;
+    filters.refreshOptions();
+    const forest = grantForest(model.grants.values(), Date.now());
+    const inFlight = subtreeInFlight(forest, model.inFlightByGrant());
+    drawBudgets(byId('budgets'), model, forest, inFlight, currentFilter.grant);
+    drawGrantTree(byId('grant-tree'), model, forest, inFlight, (grantId) => filters.apply({ ...currentFilter, grant: grantId }));
+    chart.update(model.rejections);
+    void refreshCheckpoint();
+  } else if (panelsDue) setTimeout(() => schedule(), panelRedrawMs);
+}
+
+/** In-flight amounts of each grant's whole subtree (a child's running call holds its ancestors' budget too). */
+function subtreeInFlight(forest: readonly GrantNode[], own: Map<string, Record<string, unknown>>): Map<string, Record<string, unknown>> {
+  const rolled = new Map<string, Record<string, unknown>>();
+  const walk = (node: GrantNode): void => {
+    const sum: Record<string, number> = {};
+    for (const id of subtreeIds(node)) for (const [k, v] of Object.entries(own.get(id) ?? {})) if (typeof v === 'number') sum[k] = (sum[k] ?? 0) + v;
+    rolled.set(node.grantId, sum);
+    node.children.forEach(walk);
+  };
+  forest.forEach(walk);
+  return rolled;
+}
+
+let checkpointBusy = false;
+let checkpointCheckedAt = -1;
+async function refreshCheckpoint(): Promise<void> {
+  const subtle = globalThis.crypto?.subtle;
+  if (checkpointFiles === undefined || subtle === undefined || integrity === 'unavailable' || checkpointBusy) return;
+  if (checkpoint !== undefined && checkpoint.state !== 'waiting' && checkpointCheckedAt >= 0) return;
+  const status = integrity;
+  if (checkpointCheckedAt === status.verifiedThrough) return;
+  checkpointBusy = true;
+  try {
+    checkpoint = await checkCheckpoint(checkpointFiles.note, checkpointFiles.verifierKey, status.hashes, status.firstBad !== undefined, webCheckpointCrypto(subtle));
+    checkpointCheckedAt = status.verifiedThrough;
+  } finally {
+    checkpointBusy = false;
+  }
+  schedule();
+}
+
+async function loadCheckpoint(): Promise<void> {
+  const response = await fetch('/checkpoint.json', { cache: 'no-store' });
+  if (!response.ok) return;
+  const files = (await response.json()) as { note?: unknown; verifierKey?: unknown };
+  if (typeof files.note !== 'string' || typeof files.verifierKey !== 'string') return;
+  checkpointFiles = { note: files.note, verifierKey: files.verifierKey };
+  checkpoint = { state: 'checking', message: 'checkpoint: checking…' };
+  schedule(true);
+}
+
+function connect(): void {
+  const source = new EventSource('/events');
+  const status = byId('connection');
+  source.addEventListener('events', (message) => accept(parseEventsData((message as MessageEvent<string>).data)));
+  source.addEventListener('caughtUp', () => {
+    status.textContent = 'live';
+    status.dataset.state = 'live';
+  });
+  source.addEventListener('error', () => {
+    status.textContent = source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…';
+    status.dataset.state = 'down';
+  });
+}
+
+byId('export').addEventListener('click', () => {
+  const rows = table.filteredRows();
+  const blob = new Blob(rows.map((r) => `${r.text}\n`), { type: 'application/x-ndjson' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = 'decisions.jsonl';
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+});
+
+filters.apply(currentFilter, false);
+void loadCheckpoint();
+connect();

@@ -1,0 +1,254 @@
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import fc from 'fast-check';
+import { canonicalJson, genesisHash, sealEvent, type EventPayload, type LedgerEvent } from '../src';
+import { ChainVerifier, parseEvent, webCryptoSha256 } from '../src/web/page/chainVerifier';
+import { checkCheckpoint, merkleRoot, webCheckpointCrypto } from '../src/web/page/checkpoint';
+import { filterFromQuery, matchesFilter, queryFromFilter } from '../src/web/page/filters';
+import { gaugesOf } from '../src/web/page/gauges';
+import { grantForest } from '../src/web/page/grantTree';
+import { parseDataLine } from '../src/web/page/logLines';
+import { bucketsMax, reasonSeries } from '../src/web/page/reasonBuckets';
+import { dataLine } from '../src/web/server/eventStream';
+import { AuditModel } from '../src/web/page/auditModel';
+
+const sha256 = webCryptoSha256() as NonNullable<ReturnType<typeof webCryptoSha256>>;
+const budget = { calls: 3, inputBytes: 100 };
+const scope = { tools: ['t'], args: {}, resources: [], notBefore: 0, expiresAt: 10_000, budget };
+
+function chain(payloads: readonly EventPayload[]): LedgerEvent[] {
+  const events: LedgerEvent[] = [];
+  let head = { seq: 0, hash: genesisHash };
+  for (const payload of payloads) {
+    const event = sealEvent(payload, 1_000 + events.length, head);
+    events.push(event);
+    head = { seq: event.seq, hash: event.hash };
+  }
+  return events;
+}
+
+const sampleLog = (): LedgerEvent[] =>
+  chain([
+    { type: 'tool.registered', tool: 't', inputSchema: { type: 'object' } },
+    { type: 'grant.issued', grantId: 'g1', tokenDigest: 'a'.repeat(64), scope },
+    { type: 'call.admitted', callId: 'c1', grantId: 'g1', tool: 't', reserved: { calls: 1, inputBytes: 7 } },
+    { type: 'call.completed', callId: 'c1', grantId: 'g1', tool: 't' },
+    { type: 'call.rejected', callId: 'c2', grantId: 'g1', tool: 't', reason: 'tool_not_granted', inputBytes: 2 },
+    { type: 'call.admitted', callId: 'c3', grantId: 'g1', tool: 't', reserved: { calls: 1, inputBytes: 9 } },
+  ]);
+
+async function verifyTexts(texts: readonly { seq: number; text: string | undefined }[]): ReturnType<ChainVerifier['status']> extends infer S ? Promise<S> : never {
+  const verifier = new ChainVerifier(sha256);
+  await verifier.push(texts.slice(0, 2).map((received) => ({ received, parsed: parseEvent(received) })));
+  return verifier.push(texts.slice(2).map((received) => ({ received, parsed: parseEvent(received) })));
+}
+
+describe('the page re-checks the hash chain (ChainVerifier)', () => {
+  it('verifies an intact log through its last seq', async () => {
+    const status = await verifyTexts(sampleLog().map((e) => ({ seq: e.seq, text: canonicalJson(e) })));
+    expect(status.firstBad).toBeUndefined();
+    expect(status.verifiedThrough).toBe(6);
+    expect(status.hashes).toEqual(sampleLog().map((e) => e.hash));
+  });
+
+  it('reports an edited stored body as the first bad seq, and verifies only what came before', async () => {
+    const texts = sampleLog().map((e) => ({ seq: e.seq, text: canonicalJson(e) }));
+    texts[2] = { seq: 3, text: (texts[2]?.text as string).replace('"calls":1', '"calls":0') };
+    const status = await verifyTexts(texts);
+    expect(status.firstBad?.seq).toBe(3);
+    expect(status.firstBad?.problem).toMatch(/does not hash/);
+    expect(status.verifiedThrough).toBe(2);
+  });
+
+  it('reports a resealed event whose prevHash no longer chains', async () => {
+    const events = sampleLog();
+    const forged = sealEvent({ type: 'call.completed', callId: 'cX', grantId: 'g1', tool: 't' }, 5, { seq: 3, hash: 'f'.repeat(64) });
+    const texts = events.map((e) => ({ seq: e.seq, text: canonicalJson(e) }));
+    texts[3] = { seq: 4, text: canonicalJson(forged) };
+    expect((await verifyTexts(texts)).firstBad).toEqual({ seq: 4, problem: expect.stringMatching(/prevHash/) });
+  });
+
+  it('reports a dropped event at the seq that is missing', async () => {
+    const texts = sampleLog().map((e) => ({ seq: e.seq, text: canonicalJson(e) }));
+    texts.splice(3, 1);
+    expect((await verifyTexts(texts)).firstBad?.seq).toBe(4);
+  });
+
+  it('reports a body that is not JSON, or was withheld, at its seq', async () => {
+    const texts: { seq: number; text: string | undefined }[] = sampleLog().map((e) => ({ seq: e.seq, text: canonicalJson(e) }));
+    texts[4] = { seq: 5, text: '{"seq":5,' };
+    expect((await verifyTexts(texts)).firstBad).toEqual({ seq: 5, problem: expect.stringMatching(/not JSON/) });
+    texts[4] = { seq: 5, text: undefined };
+    expect((await verifyTexts(texts)).firstBad).toEqual({ seq: 5, problem: expect.stringMatching(/withheld/) });
+  });
+});
+
+describe('the stream carries every stored body verbatim (dataLine / parseDataLine)', () => {
+  it('round-trips any body text, line breaks and a leading ! included', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.string({ unit: 'binary' }), (seq, body) => {
+        expect(parseDataLine(dataLine({ seq, body }))).toEqual({ seq, text: body });
+      }),
+    );
+  });
+
+  it('withholds a body over the bound, so the page reports its seq', () => {
+    expect(parseDataLine(dataLine({ seq: 9, body: 'x'.repeat(1_048_577) }))).toEqual({ seq: 9, text: undefined });
+  });
+});
+
+describe('filters in the URL', () => {
+  it('round-trip through the query string and ignore unknown or malformed values', () => {
+    const filter = { grant: 'g 1&x', tool: 'notes.write', decision: 'rejected' as const, reason: 'revoked' };
+    expect(filterFromQuery(queryFromFilter(filter))).toEqual(filter);
+    expect(filterFromQuery('?decision=maybe&other=1&tool=')).toEqual({});
+    expect(queryFromFilter({})).toBe('');
+  });
+
+  it('combine with AND', () => {
+    const row = { grantId: 'g1', tool: 't', decision: 'rejected' as const, reason: 'revoked' };
+    expect(matchesFilter(row, { grant: 'g1', decision: 'rejected' })).toBe(true);
+    expect(matchesFilter(row, { grant: 'g1', decision: 'admitted' })).toBe(false);
+    expect(matchesFilter(row, { reason: 'expired' })).toBe(false);
+  });
+});
+
+describe('budget gauges', () => {
+  it('give one gauge per numeric budget field with its in-flight share', () => {
+    expect(gaugesOf({ calls: 5, inputBytes: 100 }, { calls: 2, inputBytes: 40 }, { calls: 1, inputBytes: 9 })).toEqual([
+      { key: 'calls', label: 'calls', limit: 5, used: 2, inFlight: 1 },
+      { key: 'inputBytes', label: 'input bytes', limit: 100, used: 40, inFlight: 9 },
+    ]);
+  });
+
+  it('take nested meters as they arrive, and skip the rate window, which is not an amount', () => {
+    const gauges = gaugesOf({ calls: 5, inputBytes: 1, meters: { usd_micros: 5_000 }, rate: { calls: 2, windowMs: 1_000 } }, { calls: 0, inputBytes: 0, meters: { usd_micros: 1_200 } }, {});
+    expect(gauges.map((g) => [g.key, g.used, g.limit])).toEqual([
+      ['calls', 0, 5],
+      ['inputBytes', 0, 1],
+      ['meters.usd_micros', 1_200, 5_000],
+    ]);
+  });
+});
+
+describe('the grant tree', () => {
+  const grant = (grantId: string, parentGrantId: string | undefined, issuedSeq: number, revoked = false) => ({ grantId, parentGrantId, issuedSeq, revoked, expiresAt: 10_000 });
+
+  it('nests children under their parent and marks a revoked subtree from the revoked grant down', () => {
+    const forest = grantForest([grant('root', undefined, 1), grant('mid', 'root', 2, true), grant('leaf', 'mid', 3), grant('other', 'root', 4)], 0);
+    expect(forest).toHaveLength(1);
+    const [root] = forest;
+    expect(root?.children.map((c) => [c.grantId, c.status])).toEqual([
+      ['mid', 'revoked'],
+      ['other', 'active'],
+    ]);
+    expect(root?.children[0]?.children.map((c) => [c.grantId, c.status])).toEqual([['leaf', 'revoked_by_ancestor']]);
+  });
+
+  it('makes roots of grants whose parent is missing or that form a cycle (a hostile log)', () => {
+    const forest = grantForest([grant('a', 'b', 1), grant('b', 'a', 2), grant('c', 'nowhere', 3)], 0);
+    expect(forest.map((n) => n.grantId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('shows an expired grant as expired', () => {
+    expect(grantForest([grant('a', undefined, 1)], 10_000)[0]?.status).toBe('expired');
+  });
+});
+
+describe('rejection reasons over time', () => {
+  it('counts rejections per reason per bucket, never more than bucketsMax buckets', () => {
+    const series = reasonSeries([
+      { at: 0, reason: 'revoked' },
+      { at: 500, reason: 'revoked' },
+      { at: 2_500, reason: 'expired' },
+    ]);
+    expect(series.bucketMs).toBe(1_000);
+    expect(series.xs).toEqual([0, 1, 2]);
+    expect(series.reasons).toEqual(['revoked', 'expired']);
+    expect(series.counts).toEqual([
+      [2, 0, 0],
+      [0, 0, 1],
+    ]);
+    const wide = reasonSeries([{ at: 0, reason: 'r' }, { at: 400 * 86_400_000, reason: 'r' }]);
+    expect(wide.xs.length).toBeLessThanOrEqual(bucketsMax);
+    expect(wide.counts[0]?.reduce((a, b) => a + b, 0)).toBe(2);
+  });
+});
+
+describe('the page model (AuditModel)', () => {
+  it('folds with the core evolve: usage counts in-flight reservations, the settlement shows as the outcome', () => {
+    const model = new AuditModel();
+    for (const e of sampleLog()) model.add(e.seq, JSON.parse(canonicalJson(e)) as Record<string, unknown>, canonicalJson(e));
+    const inFlight = model.inFlightByGrant().get('g1') ?? {};
+    expect(model.gauges('g1', inFlight).map((g) => [g.key, g.used, g.inFlight])).toEqual([
+      ['calls', 2, 1],
+      ['inputBytes', 16, 9],
+    ]);
+    expect(model.decisions.map((d) => [d.seq, d.decision, model.outcomeOf(d)])).toEqual([
+      [3, 'admitted', 'completed'],
+      [5, 'rejected', null],
+      [6, 'admitted', 'in flight'],
+    ]);
+    expect(model.rejections).toEqual([{ at: 1_004, reason: 'tool_not_granted' }]);
+  });
+
+  it('reads parentGrantId off grant.issued, for the tree', () => {
+    const model = new AuditModel();
+    const [child] = chain([{ type: 'grant.issued', grantId: 'g2', tokenDigest: 'b'.repeat(64), scope, parentGrantId: 'g1' } as unknown as EventPayload]);
+    model.add(1, JSON.parse(canonicalJson(child)) as Record<string, unknown>, canonicalJson(child));
+    expect(model.grants.get('g2')?.parentGrantId).toBe('g1');
+  });
+});
+
+describe('checkpoint checks in the page', () => {
+  const crypto = webCheckpointCrypto(globalThis.crypto.subtle);
+  const leafHash = (leaf: Buffer): Buffer => createHash('sha256').update(Buffer.concat([Buffer.from([0]), leaf])).digest();
+  const nodeHash = (l: Buffer, r: Buffer): Buffer => createHash('sha256').update(Buffer.concat([Buffer.from([1]), l, r])).digest();
+  // RFC 9162 section 2.1.1, written as the RFC states it (split at the largest power of two below n).
+  const mth = (leaves: Buffer[]): Buffer => {
+    if (leaves.length === 0) return createHash('sha256').digest();
+    if (leaves.length === 1) return leafHash(leaves[0] as Buffer);
+    let k = 1;
+    while (k * 2 < leaves.length) k *= 2;
+    return nodeHash(mth(leaves.slice(0, k)), mth(leaves.slice(k)));
+  };
+
+  it('computes the RFC 9162 Merkle tree hash for every size up to 33', async () => {
+    const leaves = Array.from({ length: 33 }, (_, i) => createHash('sha256').update(String(i)).digest());
+    for (let n = 0; n <= 33; n++) expect(Buffer.from(await merkleRoot(leaves.slice(0, n), crypto))).toEqual(mth(leaves.slice(0, n)));
+  });
+
+  function signedCheckpoint(hashes: readonly string[], size: number): { note: string; vkey: string } {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+    const name = 'example.com/log';
+    const keyId = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), raw])).digest().subarray(0, 4);
+    const vkey = `${name}+${keyId.toString('hex')}+${Buffer.concat([Buffer.from([1]), raw]).toString('base64')}`;
+    const root = mth(hashes.slice(0, size).map((h) => Buffer.from(h, 'hex')));
+    const body = `${name}\n${size}\n${root.toString('base64')}\n`;
+    const signature = sign(null, Buffer.from(body), privateKey);
+    return { note: `${body}\n\u2014 ${name} ${Buffer.concat([keyId, signature]).toString('base64')}\n`, vkey };
+  }
+
+  it('says consistent when the signature is valid and the verified log extends the checkpoint', async () => {
+    const hashes = sampleLog().map((e) => e.hash);
+    const { note, vkey } = signedCheckpoint(hashes, 4);
+    expect((await checkCheckpoint(note, vkey, hashes, false, crypto)).state).toBe('consistent');
+  });
+
+  it('reads a verifier key whose base64 contains + (regression: the key text was split at every +)', async () => {
+    let pair = signedCheckpoint([], 0);
+    for (let i = 0; i < 100 && !(pair.vkey.split('+').length > 3); i++) pair = signedCheckpoint([], 0);
+    expect(pair.vkey.split('+').length).toBeGreaterThan(3);
+    expect((await checkCheckpoint(pair.note, pair.vkey, [], false, crypto)).state).toBe('consistent');
+  });
+
+  it('says inconsistent when the log has another history, bad_signature for another key, waiting for a short log', async () => {
+    const hashes = sampleLog().map((e) => e.hash);
+    const { note, vkey } = signedCheckpoint(hashes, 4);
+    const other = signedCheckpoint(hashes, 4);
+    expect((await checkCheckpoint(note, vkey, ['0'.repeat(64), ...hashes.slice(1)], false, crypto)).state).toBe('inconsistent');
+    expect((await checkCheckpoint(note, other.vkey, hashes, false, crypto)).state).toBe('bad_signature');
+    expect((await checkCheckpoint(note, vkey, hashes.slice(0, 3), false, crypto)).state).toBe('waiting');
+    expect((await checkCheckpoint('not a note', vkey, hashes, false, crypto)).state).toBe('malformed');
+  });
+});
