@@ -1,8 +1,13 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { canonicalJson, genesisHash, sealEvent, type EventPayload, type LedgerEvent } from '../src';
 import { ChainVerifier, parseEvent, webCryptoSha256 } from '../src/web/page/chainVerifier';
-import { checkCheckpoint, merkleRoot, webCheckpointCrypto } from '../src/web/page/checkpoint';
+import { formatCheckpointBody } from '../src/transparency/checkpoint';
+import { rootOfEventHashes } from '../src/transparency/eventLeaves';
+import { merkleHasher } from '../src/transparency/merkleHasher';
+import { nodeCrypto } from '../src/transparency/nodeCrypto';
+import { formatVerifierKey, generateSignerKey, signNote, verifierKeyOf } from '../src/transparency/noteKeys';
+import { CheckpointWatcher, leavesPerAdvanceMax } from '../src/web/page/checkpoint';
 import { filterFromQuery, matchesFilter, queryFromFilter } from '../src/web/page/filters';
 import { gaugesOf } from '../src/web/page/gauges';
 import { grantForest } from '../src/web/page/grantTree';
@@ -199,56 +204,45 @@ describe('the page model (AuditModel)', () => {
   });
 });
 
-describe('checkpoint checks in the page', () => {
-  const crypto = webCheckpointCrypto(globalThis.crypto.subtle);
-  const leafHash = (leaf: Buffer): Buffer => createHash('sha256').update(Buffer.concat([Buffer.from([0]), leaf])).digest();
-  const nodeHash = (l: Buffer, r: Buffer): Buffer => createHash('sha256').update(Buffer.concat([Buffer.from([1]), l, r])).digest();
-  // RFC 9162 section 2.1.1, written as the RFC states it (split at the largest power of two below n).
-  const mth = (leaves: Buffer[]): Buffer => {
-    if (leaves.length === 0) return createHash('sha256').digest();
-    if (leaves.length === 1) return leafHash(leaves[0] as Buffer);
-    let k = 1;
-    while (k * 2 < leaves.length) k *= 2;
-    return nodeHash(mth(leaves.slice(0, k)), mth(leaves.slice(k)));
+describe('checkpoint checks in the page (CheckpointWatcher over src/transparency)', () => {
+  const hashes = sampleLog().map((e) => e.hash);
+  const key = generateSignerKey(nodeCrypto, 'example.com/log');
+  const vkey = formatVerifierKey(verifierKeyOf(key));
+  const checkpointOf = (leaves: readonly string[], signer = key): string => {
+    const { size, root } = rootOfEventHashes(merkleHasher(nodeCrypto), leaves);
+    return signNote(nodeCrypto, signer, formatCheckpointBody({ origin: signer.name, size, root }));
   };
 
-  it('computes the RFC 9162 Merkle tree hash for every size up to 33', async () => {
-    const leaves = Array.from({ length: 33 }, (_, i) => createHash('sha256').update(String(i)).digest());
-    for (let n = 0; n <= 33; n++) expect(Buffer.from(await merkleRoot(leaves.slice(0, n), crypto))).toEqual(mth(leaves.slice(0, n)));
+  it('says consistent when the signature is valid and the verified log extends the checkpoint', () => {
+    const watcher = new CheckpointWatcher(checkpointOf(hashes.slice(0, 4)), vkey, nodeCrypto);
+    expect(watcher.advance(hashes, false).state).toBe('consistent');
   });
 
-  function signedCheckpoint(hashes: readonly string[], size: number): { note: string; vkey: string } {
-    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-    const name = 'example.com/log';
-    const keyId = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), raw])).digest().subarray(0, 4);
-    const vkey = `${name}+${keyId.toString('hex')}+${Buffer.concat([Buffer.from([1]), raw]).toString('base64')}`;
-    const root = mth(hashes.slice(0, size).map((h) => Buffer.from(h, 'hex')));
-    const body = `${name}\n${size}\n${root.toString('base64')}\n`;
-    const signature = sign(null, Buffer.from(body), privateKey);
-    return { note: `${body}\n\u2014 ${name} ${Buffer.concat([keyId, signature]).toString('base64')}\n`, vkey };
-  }
-
-  it('says consistent when the signature is valid and the verified log extends the checkpoint', async () => {
-    const hashes = sampleLog().map((e) => e.hash);
-    const { note, vkey } = signedCheckpoint(hashes, 4);
-    expect((await checkCheckpoint(note, vkey, hashes, false, crypto)).state).toBe('consistent');
+  it('waits while the verified log is shorter than the checkpoint, then decides', () => {
+    const watcher = new CheckpointWatcher(checkpointOf(hashes.slice(0, 4)), vkey, nodeCrypto);
+    expect(watcher.advance(hashes.slice(0, 3), false).state).toBe('waiting');
+    expect(watcher.hasWork(3)).toBe(false);
+    expect(watcher.hasWork(4)).toBe(true);
+    expect(watcher.advance(hashes.slice(0, 4), false).state).toBe('consistent');
   });
 
-  it('reads a verifier key whose base64 contains + (regression: the key text was split at every +)', async () => {
-    let pair = signedCheckpoint([], 0);
-    for (let i = 0; i < 100 && !(pair.vkey.split('+').length > 3); i++) pair = signedCheckpoint([], 0);
-    expect(pair.vkey.split('+').length).toBeGreaterThan(3);
-    expect((await checkCheckpoint(pair.note, pair.vkey, [], false, crypto)).state).toBe('consistent');
+  it('says inconsistent for another history, or a chain that breaks before the checkpoint size', () => {
+    const other = ['0'.repeat(64), ...hashes.slice(1)];
+    expect(new CheckpointWatcher(checkpointOf(hashes.slice(0, 4)), vkey, nodeCrypto).advance(other, false).state).toBe('inconsistent');
+    expect(new CheckpointWatcher(checkpointOf(hashes.slice(0, 4)), vkey, nodeCrypto).advance(hashes.slice(0, 2), true).state).toBe('inconsistent');
   });
 
-  it('says inconsistent when the log has another history, bad_signature for another key, waiting for a short log', async () => {
-    const hashes = sampleLog().map((e) => e.hash);
-    const { note, vkey } = signedCheckpoint(hashes, 4);
-    const other = signedCheckpoint(hashes, 4);
-    expect((await checkCheckpoint(note, vkey, ['0'.repeat(64), ...hashes.slice(1)], false, crypto)).state).toBe('inconsistent');
-    expect((await checkCheckpoint(note, other.vkey, hashes, false, crypto)).state).toBe('bad_signature');
-    expect((await checkCheckpoint(note, vkey, hashes.slice(0, 3), false, crypto)).state).toBe('waiting');
-    expect((await checkCheckpoint('not a note', vkey, hashes, false, crypto)).state).toBe('malformed');
+  it('says bad_signature for a checkpoint signed by another key, malformed for garbage', () => {
+    const stranger = generateSignerKey(nodeCrypto, 'example.com/log');
+    expect(new CheckpointWatcher(checkpointOf(hashes, stranger), vkey, nodeCrypto).status().state).toBe('bad_signature');
+    expect(new CheckpointWatcher('not a note', vkey, nodeCrypto).status().state).toBe('malformed');
+    expect(new CheckpointWatcher(checkpointOf(hashes), 'not a key', nodeCrypto).status().state).toBe('malformed');
+  });
+
+  it('folds a long log in bounded steps (leavesPerAdvanceMax per call)', () => {
+    const many = Array.from({ length: leavesPerAdvanceMax + 5 }, (_, i) => createHash('sha256').update(String(i)).digest('hex'));
+    const watcher = new CheckpointWatcher(checkpointOf(many), vkey, nodeCrypto);
+    expect(watcher.advance(many, false).state).toBe('waiting');
+    expect(watcher.advance(many, false).state).toBe('consistent');
   });
 });

@@ -1,8 +1,14 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startLogWriter, startServeProcess } from './support/auditProcesses';
 import { launchChromium } from './support/chromium';
+import { formatCheckpointBody } from '../src/transparency/checkpoint';
+import { rootOfEventHashes } from '../src/transparency/eventLeaves';
+import { merkleHasher } from '../src/transparency/merkleHasher';
+import { nodeCrypto } from '../src/transparency/nodeCrypto';
+import { formatVerifierKey, generateSignerKey, signNote, verifierKeyOf } from '../src/transparency/noteKeys';
 import { sqliteTempDir, tamper } from './support/sqliteFiles';
 
 // The audit page in a real browser (Debian's chromium): `atc serve` on a log that another process
@@ -97,7 +103,7 @@ describe('atc serve in a browser', () => {
   it('opens with the filters a URL names (grant and tool), and the budgets panel follows the grant filter', async () => {
     await page.goto(`${serve.url}?grant=${grants.A.grantId}&tool=notes.write`);
     await page.locator('#integrity[data-state="ok"]').waitFor({ timeout: waitMs });
-    await expect(page.locator('#decisions .row:not([hidden])').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.seq))).resolves.toEqual(['6']);
+    await expect(page.locator('#decisions .row:not([hidden])').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-seq')))).resolves.toEqual(['6']);
     await expect(page.locator('#f-grant').inputValue()).resolves.toBe(grants.A.grantId);
     await page.locator(`#budgets .card[data-grant="${grants.A.grantId}"]`).waitFor({ timeout: waitMs });
     await expect(page.locator('#budgets .card').count()).resolves.toBe(1);
@@ -123,6 +129,18 @@ describe('atc serve in a browser', () => {
   it('marks a revoked grant in the tree', async () => {
     await writer.send({ op: 'revoke', grant: 'B' });
     await page.locator(`#grant-tree [data-grant="${grants.B.grantId}"][data-status="revoked"]`).waitFor({ timeout: waitMs });
+  });
+
+  it('nests a delegated grant under its parent, rolls its use up, and marks the subtree when the parent is revoked', async () => {
+    const child = (await writer.send({ op: 'attenuate', parent: 'A', name: 'C', budget: { calls: 2 } })).grantId as string;
+    await page.locator(`#grant-tree [data-grant="${grants.A.grantId}"] > ul > [data-grant="${child}"]`).waitFor({ timeout: waitMs });
+    const parentUsed = Number(await gauge(page, grants.A.grantId, 'calls').getAttribute('data-used'));
+    await writer.send({ op: 'invoke', grant: 'C', tool: 'notes.read', args: { path: 'drafts/c' } });
+    await page.locator(`#budgets [data-grant="${child}"] [data-gauge="calls"][data-used="1"]`).waitFor({ timeout: waitMs });
+    await page.locator(`#budgets [data-grant="${grants.A.grantId}"] [data-gauge="calls"][data-used="${parentUsed + 1}"]`).waitFor({ timeout: waitMs });
+    await writer.send({ op: 'revoke', grant: 'A' });
+    await page.locator(`#grant-tree [data-grant="${grants.A.grantId}"][data-status="revoked"]`).waitFor({ timeout: waitMs });
+    await page.locator(`#grant-tree [data-grant="${child}"][data-status="revoked_by_ancestor"]`).waitFor({ timeout: waitMs });
     await page.locator('#grant-tree').screenshot({ path: path.join(screenshots, 'grant-tree.png') });
   });
 
@@ -149,5 +167,69 @@ describe('atc serve in a browser', () => {
     expect(await integrity(page, 'verified-through')).toBe('5');
     await expect(page.locator('#integrity').textContent()).resolves.toMatch(/first bad seq 6.*does not hash/);
     await page.screenshot({ path: path.join(screenshots, 'tampered.png'), clip: { x: 0, y: 0, width: 1400, height: 180 } });
+  });
+});
+
+describe('atc serve --checkpoint in a browser', () => {
+  const file = tmp.file('checkpoint.sqlite');
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  const key = generateSignerKey(nodeCrypto, 'example.com/audit-log');
+  const stranger = generateSignerKey(nodeCrypto, 'example.com/audit-log');
+
+  beforeAll(async () => {
+    const writer = startLogWriter(file);
+    await writer.send({ op: 'setup' });
+    await writer.send({ op: 'invoke', grant: 'A', tool: 'notes.write', args: { path: 'a' } });
+    await writer.send({ op: 'close' });
+    await writer.stop();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A checkpoint of the log's first `size` events, signed by `signer` (made with src/transparency, as atc checkpoint would). */
+  function checkpointFile(name: string, size: number, signer = key): string {
+    const db = new Database(file, { readonly: true });
+    const hashes = (db.prepare('SELECT hash FROM events WHERE seq <= ? ORDER BY seq').all(size) as { hash: string }[]).map((r) => r.hash);
+    db.close();
+    const { root } = rootOfEventHashes(merkleHasher(nodeCrypto), hashes);
+    const path_ = tmp.file(name);
+    writeFileSync(path_, signNote(nodeCrypto, signer, formatCheckpointBody({ origin: signer.name, size, root })));
+    return path_;
+  }
+
+  async function checkpointState(checkpoint: string, signer = key): Promise<string | null> {
+    const keyFile = tmp.file(`${path.basename(checkpoint)}.vkey`);
+    writeFileSync(keyFile, `${formatVerifierKey(verifierKeyOf(signer))}\n`);
+    const serve = await startServeProcess(file, ['--checkpoint', checkpoint, '--vkey', `@${keyFile}`]);
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(serve.url);
+      await page.locator('#integrity[data-checkpoint]:not([data-checkpoint="waiting"])').waitFor({ timeout: waitMs });
+      if (checkpoint.endsWith('older.note')) await page.locator('#integrity').screenshot({ path: path.join(screenshots, 'checkpoint.png') });
+      return await page.locator('#integrity').getAttribute('data-checkpoint');
+    } finally {
+      await page.close();
+      await serve.stop();
+    }
+  }
+
+  it('shows a checkpoint of an earlier size as consistent: signature valid, the log extends it', async () => {
+    await expect(checkpointState(checkpointFile('older.note', 5))).resolves.toBe('consistent');
+  });
+
+  it('shows a checkpoint signed by another key as bad_signature', async () => {
+    await expect(checkpointState(checkpointFile('stranger.note', 5, stranger))).resolves.toBe('bad_signature');
+  });
+
+  it('shows a checkpoint of another history as inconsistent', async () => {
+    const note = checkpointFile('other.note', 5);
+    const forged = readFileSync(note, 'utf8');
+    // Same signer, same size, another root: as if the log had been rewritten since.
+    const body = formatCheckpointBody({ origin: key.name, size: 5, root: new Uint8Array(32).fill(7) });
+    writeFileSync(note, signNote(nodeCrypto, key, body));
+    expect(forged).not.toBe(readFileSync(note, 'utf8'));
+    await expect(checkpointState(note)).resolves.toBe('inconsistent');
   });
 });

@@ -1,7 +1,7 @@
 // A separate process that writes a SQLite log through the public API (the built package), driven
 // by JSON lines on stdin, one reply line per request on stdout. The audit view tests use it as "another
 // process appending decisions". Requests: setup, invoke {grant, tool, args}, hold {grant} (a call
-// that stays in flight until release), release, revoke {grant}, close.
+// that stays in flight until release), release, attenuate {parent, name, budget}, revoke {grant}, close.
 'use strict';
 const path = require('node:path');
 const readline = require('node:readline');
@@ -43,6 +43,12 @@ async function handle(request) {
       // Reply once every released call's settlement is in the log.
       await Promise.all(running.splice(0));
       return { released: true };
+    }
+    case 'attenuate': {
+      const child = await ledger.attenuate(grants[request.parent].token, { budget: request.budget });
+      if (child.status !== 'issued') throw new Error(`attenuate: ${child.reason}`);
+      grants[request.name] = { grantId: child.grantId, token: child.token };
+      return { grantId: child.grantId };
     }
     case 'revoke':
       await ledger.revoke(grants[request.grant].grantId);

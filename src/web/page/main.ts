@@ -1,6 +1,6 @@
 import { AuditModel } from './auditModel';
 import { ChainVerifier, parseEvent, webCryptoSha256, type IntegrityStatus, type Parsed } from './chainVerifier';
-import { checkCheckpoint, webCheckpointCrypto, type CheckpointStatus } from './checkpoint';
+import { CheckpointWatcher } from './checkpoint';
 import type { DecisionFilter } from './filters';
 import { grantForest, subtreeIds, type GrantNode } from './grantTree';
 import { parseEventsData, type ReceivedEvent } from './logLines';
@@ -11,6 +11,7 @@ import { FilterBar } from './ui/filterBar';
 import { drawGrantTree } from './ui/grantTreePanel';
 import { drawIntegrity } from './ui/integrityPanel';
 import { ReasonsChart } from './ui/reasonsChart';
+import { browserTransparencyCrypto } from './transparencyCrypto';
 
 /** The slower panels (budgets, tree, chart) redraw at most this often while events pour in. */
 const panelRedrawMs = 300;
@@ -19,8 +20,7 @@ const model = new AuditModel();
 const sha256 = webCryptoSha256();
 const verifier = sha256 === undefined ? undefined : new ChainVerifier(sha256);
 let integrity: IntegrityStatus | 'unavailable' = verifier === undefined ? 'unavailable' : verifier.status();
-let checkpointFiles: { note: string; verifierKey: string } | undefined;
-let checkpoint: CheckpointStatus | undefined;
+let checkpoint: CheckpointWatcher | undefined;
 let received = 0;
 let lastSeq = 0;
 let verifying: Promise<void> = Promise.resolve();
@@ -64,7 +64,8 @@ function render(): void {
   table.update();
   byId('row-count').textContent = `${formatCount(table.count())} of ${formatCount(model.decisions.length)} decisions`;
   byId('event-count').textContent = `${formatCount(received)} events`;
-  drawIntegrity(byId('integrity'), integrity, received, checkpoint);
+  advanceCheckpoint();
+  drawIntegrity(byId('integrity'), integrity, received, checkpoint?.status());
   const now = performance.now();
   if (panelsDue && now - panelsDrawnAt >= panelRedrawMs) {
     panelsDue = false;
@@ -75,7 +76,6 @@ function render(): void {
     drawBudgets(byId('budgets'), model, forest, inFlight, currentFilter.grant);
     drawGrantTree(byId('grant-tree'), model, forest, inFlight, (grantId) => filters.apply({ ...currentFilter, grant: grantId }));
     chart.update(model.rejections);
-    void refreshCheckpoint();
   } else if (panelsDue) setTimeout(() => schedule(), panelRedrawMs);
 }
 
@@ -92,22 +92,11 @@ function subtreeInFlight(forest: readonly GrantNode[], own: Map<string, Record<s
   return rolled;
 }
 
-let checkpointBusy = false;
-let checkpointCheckedAt = -1;
-async function refreshCheckpoint(): Promise<void> {
-  const subtle = globalThis.crypto?.subtle;
-  if (checkpointFiles === undefined || subtle === undefined || integrity === 'unavailable' || checkpointBusy) return;
-  if (checkpoint !== undefined && checkpoint.state !== 'waiting' && checkpointCheckedAt >= 0) return;
-  const status = integrity;
-  if (checkpointCheckedAt === status.verifiedThrough) return;
-  checkpointBusy = true;
-  try {
-    checkpoint = await checkCheckpoint(checkpointFiles.note, checkpointFiles.verifierKey, status.hashes, status.firstBad !== undefined, webCheckpointCrypto(subtle));
-    checkpointCheckedAt = status.verifiedThrough;
-  } finally {
-    checkpointBusy = false;
-  }
-  schedule();
+/** Folds newly verified hashes into the checkpoint check (a bounded number per call, then again). */
+function advanceCheckpoint(): void {
+  if (checkpoint === undefined || integrity === 'unavailable') return;
+  checkpoint.advance(integrity.hashes, integrity.firstBad !== undefined);
+  if (checkpoint.hasWork(integrity.hashes.length)) schedule();
 }
 
 async function loadCheckpoint(): Promise<void> {
@@ -115,8 +104,7 @@ async function loadCheckpoint(): Promise<void> {
   if (!response.ok) return;
   const files = (await response.json()) as { note?: unknown; verifierKey?: unknown };
   if (typeof files.note !== 'string' || typeof files.verifierKey !== 'string') return;
-  checkpointFiles = { note: files.note, verifierKey: files.verifierKey };
-  checkpoint = { state: 'checking', message: 'checkpoint: checking…' };
+  checkpoint = new CheckpointWatcher(files.note, files.verifierKey, browserTransparencyCrypto);
   schedule(true);
 }
 
