@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, genesisHash, sealEvent, type EventPayload, type LedgerEvent } from '../src';
+import { canonicalJson, createLedger, genesisHash, sealEvent, type EventPayload, type LedgerEvent } from '../src';
 import { ChainVerifier, parseEvent, webCryptoSha256 } from '../src/web/page/chainVerifier';
 import { formatCheckpointBody } from '../src/transparency/checkpoint';
 import { rootOfEventHashes } from '../src/transparency/eventLeaves';
@@ -10,7 +10,7 @@ import { formatVerifierKey, generateSignerKey, signNote, verifierKeyOf } from '.
 import { CheckpointWatcher, leavesPerAdvanceMax } from '../src/web/page/checkpoint';
 import { filterFromQuery, matchesFilter, queryFromFilter } from '../src/web/page/filters';
 import { gaugesOf } from '../src/web/page/gauges';
-import { grantForest } from '../src/web/page/grantTree';
+import { auditForest } from '../src/web/page/forest';
 import { parseDataLine } from '../src/web/page/logLines';
 import { bucketsMax, reasonSeries } from '../src/web/page/reasonBuckets';
 import { dataLine } from '../src/web/server/eventStream';
@@ -135,27 +135,45 @@ describe('budget gauges', () => {
   });
 });
 
-describe('the grant tree', () => {
-  const grant = (grantId: string, parentGrantId: string | undefined, issuedSeq: number, revoked = false) => ({ grantId, parentGrantId, issuedSeq, revoked, expiresAt: 10_000 });
+describe('the grant tree (the core grantTree projection, labelled for the page)', () => {
+  const modelOf = (events: readonly LedgerEvent[]): AuditModel => {
+    const model = new AuditModel();
+    for (const e of events) model.add(e.seq, JSON.parse(canonicalJson(e)) as Record<string, unknown>, canonicalJson(e));
+    return model;
+  };
 
-  it('nests children under their parent and marks a revoked subtree from the revoked grant down', () => {
-    const forest = grantForest([grant('root', undefined, 1), grant('mid', 'root', 2, true), grant('leaf', 'mid', 3), grant('other', 'root', 4)], 0);
-    expect(forest).toHaveLength(1);
-    const [root] = forest;
-    expect(root?.children.map((c) => [c.grantId, c.status])).toEqual([
-      ['mid', 'revoked'],
-      ['other', 'active'],
-    ]);
-    expect(root?.children[0]?.children.map((c) => [c.grantId, c.status])).toEqual([['leaf', 'revoked_by_ancestor']]);
+  it('nests children under their parent and marks a subtree revoked by an ancestor apart from the revoked grant', async () => {
+    const ledger = createLedger({ clock: () => 1_000 });
+    await ledger.registerTool({ name: 't', inputSchema: { type: 'object' }, run: () => null });
+    const root = await ledger.issue({ tools: ['t'], expiresAt: 100_000, budget: { calls: 5, inputBytes: 100 } });
+    const mid = await ledger.attenuate(root.token, { budget: { calls: 3 } });
+    if (mid.status !== 'issued') throw new Error(mid.reason);
+    const leaf = await ledger.attenuate(mid.token, { budget: { calls: 1 } });
+    if (leaf.status !== 'issued') throw new Error(leaf.reason);
+    await ledger.invoke(leaf.token, 't', {});
+    await ledger.revoke(mid.grantId);
+    const forest = auditForest(modelOf(ledger.events()), 2_000);
+    expect(forest.roots.map((n) => n.grantId)).toEqual([root.grantId]);
+    expect(forest.roots[0]?.children.map((n) => n.grantId)).toEqual([mid.grantId]);
+    expect([root.grantId, mid.grantId, leaf.grantId].map((id) => forest.status.get(id))).toEqual(['active', 'revoked', 'revoked_by_ancestor']);
+    // The leaf's call is counted on every ancestor by the core's fold.
+    expect(forest.roots[0]?.usage.calls.used).toBe(1);
+    expect(forest.unplaced).toEqual([]);
   });
 
-  it('makes roots of grants whose parent is missing or that form a cycle (a hostile log)', () => {
-    const forest = grantForest([grant('a', 'b', 1), grant('b', 'a', 2), grant('c', 'nowhere', 3)], 0);
-    expect(forest.map((n) => n.grantId)).toEqual(['a', 'b', 'c']);
+  it('lists a grant whose parent is not in the log as unplaced instead of dropping it (a hostile log)', () => {
+    const events = chain([
+      { type: 'grant.issued', grantId: 'g1', tokenDigest: 'a'.repeat(64), scope },
+      { type: 'grant.issued', grantId: 'orphan', tokenDigest: 'b'.repeat(64), scope, parentGrantId: 'nowhere' } as unknown as EventPayload,
+    ]);
+    const forest = auditForest(modelOf(events), 0);
+    expect(forest.roots.map((n) => n.grantId)).toEqual(['g1']);
+    expect(forest.unplaced).toEqual(['orphan']);
   });
 
   it('shows an expired grant as expired', () => {
-    expect(grantForest([grant('a', undefined, 1)], 10_000)[0]?.status).toBe('expired');
+    const forest = auditForest(modelOf(chain([{ type: 'grant.issued', grantId: 'g1', tokenDigest: 'a'.repeat(64), scope }])), 10_000);
+    expect(forest.status.get('g1')).toBe('expired');
   });
 });
 

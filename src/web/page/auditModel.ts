@@ -3,7 +3,6 @@ import { evolve } from '../../domain/evolve';
 import { shardGet, shardValues } from '../../domain/shardedMap';
 import { initialState, type LedgerState } from '../../domain/state';
 import { addAmounts, gaugesOf, type Gauge } from './gauges';
-import type { GrantNodeInput } from './grantTree';
 
 /** One decision (admission or rejection) as the table shows and exports it. */
 export interface DecisionRow {
@@ -21,8 +20,15 @@ export interface DecisionRow {
 
 export type Outcome = 'completed' | 'failed' | 'timed out' | 'cancelled';
 
-export interface GrantInfo extends GrantNodeInput {
+/** A grant as read off its `grant.issued` (and `grant.revoked`), for lists and the tree's labels. */
+export interface GrantInfo {
+  readonly grantId: string;
+  readonly parentGrantId: string | undefined;
+  readonly issuedSeq: number;
   readonly issuedAt: number;
+  readonly expiresAt: number;
+  /** Revoked by its own `grant.revoked` (an ancestor's revocation is the tree's to say). */
+  readonly revoked: boolean;
   readonly tools: readonly string[];
 }
 

@@ -2,7 +2,8 @@ import { AuditModel } from './auditModel';
 import { ChainVerifier, parseEvent, webCryptoSha256, type IntegrityStatus, type Parsed } from './chainVerifier';
 import { CheckpointWatcher } from './checkpoint';
 import type { DecisionFilter } from './filters';
-import { grantForest, subtreeIds, type GrantNode } from './grantTree';
+import type { GrantTreeNode } from '../../domain/grantTree';
+import { auditForest, subtreeIds } from './forest';
 import { parseEventsData, type ReceivedEvent } from './logLines';
 import { drawBudgets } from './ui/budgetsPanel';
 import { DecisionsTable } from './ui/decisionsTable';
@@ -71,8 +72,8 @@ function render(): void {
     panelsDue = false;
     panelsDrawnAt = now;
     filters.refreshOptions();
-    const forest = grantForest(model.grants.values(), Date.now());
-    const inFlight = subtreeInFlight(forest, model.inFlightByGrant());
+    const forest = auditForest(model, Date.now());
+    const inFlight = subtreeInFlight(forest.roots, model.inFlightByGrant());
     drawBudgets(byId('budgets'), model, forest, inFlight, currentFilter.grant);
     drawGrantTree(byId('grant-tree'), model, forest, inFlight, (grantId) => filters.apply({ ...currentFilter, grant: grantId }));
     chart.update(model.rejections);
@@ -80,15 +81,17 @@ function render(): void {
 }
 
 /** In-flight amounts of each grant's whole subtree (a child's running call holds its ancestors' budget too). */
-function subtreeInFlight(forest: readonly GrantNode[], own: Map<string, Record<string, unknown>>): Map<string, Record<string, unknown>> {
+function subtreeInFlight(forest: readonly GrantTreeNode[], own: Map<string, Record<string, unknown>>): Map<string, Record<string, unknown>> {
   const rolled = new Map<string, Record<string, unknown>>();
-  const walk = (node: GrantNode): void => {
+  const walk = (node: GrantTreeNode): void => {
     const sum: Record<string, number> = {};
     for (const id of subtreeIds(node)) for (const [k, v] of Object.entries(own.get(id) ?? {})) if (typeof v === 'number') sum[k] = (sum[k] ?? 0) + v;
     rolled.set(node.grantId, sum);
     node.children.forEach(walk);
   };
   forest.forEach(walk);
+  // A grant the tree could not place still shows its own running calls.
+  for (const [id, amounts] of own) if (!rolled.has(id)) rolled.set(id, amounts);
   return rolled;
 }
 

@@ -1,6 +1,6 @@
 import type { AuditModel } from '../auditModel';
 import { share, type Gauge } from '../gauges';
-import type { GrantNode } from '../grantTree';
+import type { AuditForest } from '../forest';
 import { el, formatCount } from './dom';
 
 /** Grant cards drawn at most; the grant filter shows any one of the rest. */
@@ -10,17 +10,11 @@ export const budgetCardsMax = 60;
  * One card per grant with a gauge per budget field: the bar's solid part is settled use, its
  * hatched part the reservations of calls still running (in-flight), the text says both.
  */
-export function drawBudgets(container: HTMLElement, model: AuditModel, forest: readonly GrantNode[], inFlight: ReadonlyMap<string, Record<string, unknown>>, grantFilter: string | undefined): void {
-  const statusOf = new Map<string, string>();
-  const walk = (n: GrantNode): void => {
-    statusOf.set(n.grantId, n.status);
-    n.children.forEach(walk);
-  };
-  forest.forEach(walk);
+export function drawBudgets(container: HTMLElement, model: AuditModel, forest: AuditForest, inFlight: ReadonlyMap<string, Record<string, unknown>>, grantFilter: string | undefined): void {
   const ids = [...model.grants.values()].sort((a, b) => b.issuedSeq - a.issuedSeq).map((g) => g.grantId).filter((id) => grantFilter === undefined || id === grantFilter);
   const cards = ids.slice(0, budgetCardsMax).map((id) => {
     const gauges = model.gauges(id, inFlight.get(id) ?? {});
-    const status = statusOf.get(id) ?? 'active';
+    const status = forest.status.get(id) ?? 'unplaced';
     return el('div', { class: `card ${status}`, 'data-grant': id }, el('div', { class: 'card-title' }, el('code', {}, id), el('span', { class: `badge ${status}` }, status.replace(/_/g, ' '))), ...gauges.map(gaugeElement));
   });
   if (ids.length > budgetCardsMax) cards.push(el('p', { class: 'more' }, `and ${formatCount(ids.length - budgetCardsMax)} more grants: pick one in the grant filter`));
