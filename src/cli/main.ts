@@ -13,6 +13,15 @@ async function main(argv: readonly string[]): Promise<number> {
   return command.run(rest);
 }
 
+// `atc verify … | head` closes the pipe early: that is the reader's choice, not an error. Later
+// writes are dropped and the command still exits with its own code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    process.exitCode = 1;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

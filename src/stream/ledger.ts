@@ -213,7 +213,14 @@ class LedgerImpl implements Ledger {
 
   events(): readonly LedgerEvent[] {
     this.catchUp();
-    return Object.freeze(this.folded !== undefined ? this.folded.slice() : Array.from((this.store as EventStore).load()));
+    if (this.folded !== undefined) return Object.freeze(this.folded.slice());
+    try {
+      return Object.freeze(Array.from((this.store as EventStore).load()));
+    } catch (cause) {
+      // e.g. better-sqlite3's TypeError once the store's connection is closed
+      if (cause instanceof LedgerError) throw cause;
+      throw this.closing ? new LedgerError('closed', 'the ledger is closed: its store no longer reads', { cause }) : new LedgerError('store_failed', 'the store could not read the log', { cause });
+    }
   }
 
   state(): LedgerState {

@@ -14,8 +14,16 @@ import { isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../
 export function openLog(store: EventStore): LedgerState {
   const snapshots = isSnapshotEventStore(store) ? store : undefined;
   const snapshot = snapshots?.latestSnapshot();
-  const events = snapshot !== undefined && snapshots !== undefined ? snapshots.loadAfter(snapshot.head.seq) : store.load();
-  const state = foldChecked(startOf(snapshot), events);
+  let state: LedgerState;
+  if (snapshot !== undefined && snapshots !== undefined) {
+    try {
+      state = foldChecked(startOf(snapshot), snapshots.loadAfter(snapshot.head.seq));
+    } catch {
+      // A snapshot that cannot be folded on (a wrong shape the store did not catch) is only a cache:
+      // replay the whole log instead, which reports the real problem if there is one.
+      state = foldChecked(initialState, store.load());
+    }
+  } else state = foldChecked(initialState, store.load());
   snapshots?.offerSnapshot(state);
   return state;
 }
@@ -45,11 +53,19 @@ function startOf(snapshot: LedgerState | undefined): LedgerState {
 function foldChecked(start: LedgerState, events: Iterable<LedgerEvent>): LedgerState {
   // One batch fold (each trie path copied once per few thousand events), equal to folding `evolve`.
   const fold = new TransientState(start);
-  for (const event of events) {
-    const head = fold.view.head;
-    if (event.seq !== head.seq + 1) throw new LedgerError('invalid_log', `stored log is out of sequence: expected seq ${head.seq + 1}, found seq ${event.seq}`);
-    if (event.prevHash !== head.hash || eventHash(event) !== event.hash) throw new LedgerError('invalid_log', `stored log's hash chain breaks at seq ${event.seq}`);
-    fold.apply(event);
+  // Stored events are untrusted (a file anyone may edit): anything that is not a well-formed event,
+  // a body that is not JSON, or a value that makes hashing or folding throw is `invalid_log`.
+  try {
+    for (const event of events) {
+      const head = fold.view.head;
+      if (event === null || typeof event !== 'object') throw new LedgerError('invalid_log', `the stored event after seq ${head.seq} is not an event`);
+      if (event.seq !== head.seq + 1) throw new LedgerError('invalid_log', `stored log is out of sequence: expected seq ${head.seq + 1}, found seq ${String(event.seq)}`);
+      if (event.prevHash !== head.hash || eventHash(event) !== event.hash) throw new LedgerError('invalid_log', `stored log's hash chain breaks at seq ${event.seq}`);
+      fold.apply(event);
+    }
+  } catch (error) {
+    if (error instanceof LedgerError) throw error.code === 'invalid_log' ? error : new LedgerError('invalid_log', `${error.message} (after seq ${fold.view.head.seq})`, { cause: error });
+    throw new LedgerError('invalid_log', `the stored event after seq ${fold.view.head.seq} cannot be read or folded`, { cause: error });
   }
   return fold.commit();
 }

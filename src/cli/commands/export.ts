@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 import { openLogFile } from '../../stores/sqlite/sqliteConnection';
@@ -25,6 +25,12 @@ export async function runExport(args: readonly string[], io: SqliteCliIo = sqlit
     return 2;
   }
   const output = parsed.values.get('output');
+  const refused = output === undefined || output === '-' ? undefined : nonRegularOutput(output);
+  if (refused !== undefined) {
+    db.close();
+    io.err(`atc export: refusing to replace ${output}: it is ${refused}, not a regular file`);
+    return 2;
+  }
   try {
     if (output === undefined || output === '-') {
       await exportEvents(db, (chunk) => io.out(chunk.slice(0, -1)));
@@ -52,6 +58,22 @@ export async function runExport(args: readonly string[], io: SqliteCliIo = sqlit
   } finally {
     db.close();
   }
+}
+
+/** What `path` is when it exists and is not a regular file (renaming over it would replace a FIFO, a device or a symlink), else undefined. */
+function nonRegularOutput(path: string): string | undefined {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return undefined; // absent (or unreadable: the write reports it)
+  }
+  if (stat.isFile()) return undefined;
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isDirectory()) return 'a directory';
+  return 'a special file';
 }
 
 export const exportCommand: CliCommand = {

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../../domain/canonicalJson';
 import type { LedgerEvent } from '../../domain/events';
+import { LedgerError } from '../../errors';
 
 /** One row of the `events` table: the canonical JSON body plus copies of fields for indexes and audits. */
 export interface EventRow {
@@ -54,7 +55,14 @@ export function freezeDeep<T>(value: T): T {
   return value;
 }
 
-/** Parses a stored body into a frozen event (a body that is not an object is left for the checks to refuse). */
-export function eventOfBody(body: string): LedgerEvent {
-  return freezeDeep(JSON.parse(body) as LedgerEvent);
+/** Parses a stored body into a frozen event; a body that is not JSON of an object is `invalid_log`. */
+export function eventOfBody(body: unknown): LedgerEvent {
+  let event: unknown;
+  try {
+    event = typeof body === 'string' ? JSON.parse(body) : undefined;
+  } catch {
+    event = undefined;
+  }
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) throw new LedgerError('invalid_log', 'a stored event body is not the JSON of an event');
+  return freezeDeep(event as LedgerEvent);
 }

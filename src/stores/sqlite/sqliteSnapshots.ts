@@ -30,10 +30,22 @@ export function readLatestSnapshot(db: Database.Database): LedgerState | undefin
     } catch {
       continue;
     }
-    if (state?.head?.seq !== row.seq || state.head.hash !== row.head_hash) continue;
+    if (!isStateShaped(state) || state.head.seq !== row.seq || state.head.hash !== row.head_hash) continue;
     return freezeDeep(state);
   }
   return undefined;
+}
+
+/** The containers a state has (a snapshot of another shape is skipped, not folded). */
+function isStateShaped(value: unknown): value is LedgerState {
+  if (value === null || typeof value !== 'object') return false;
+  const s = value as Partial<Record<keyof LedgerState, unknown>>;
+  const head = s.head as { seq?: unknown; hash?: unknown } | null | undefined;
+  return (
+    head !== null && typeof head === 'object' && typeof head.seq === 'number' && typeof head.hash === 'string' &&
+    s.tools !== null && typeof s.tools === 'object' && !Array.isArray(s.tools) &&
+    Array.isArray(s.grants) && Array.isArray(s.tokens) && Array.isArray(s.inFlight)
+  );
 }
 
 /** Seq and size of the newest stored snapshot (zeros when there is none). */
