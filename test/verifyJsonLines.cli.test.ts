@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { createLedger, genesisHash, type LedgerEvent } from '../src';
+import { canonicalJson, createLedger, genesisHash, type LedgerEvent } from '../src';
 import { runVerify } from '../src/cli/commands/verify';
 import { manualClock } from './support/fixtures';
 import { captureIo, sqliteTempDir } from './support/sqliteFiles';
@@ -19,9 +19,10 @@ async function sampleEvents(): Promise<readonly LedgerEvent[]> {
   return events;
 }
 
+// Lines as `atc export` writes them: canonical JSON (verify refuses other forms since issue 10, defect 7).
 const writeLog = (name: string, events: readonly unknown[], trailer = '\n'): string => {
   const file = tmp.file(name);
-  writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + trailer);
+  writeFileSync(file, events.map((e) => canonicalJson(e)).join('\n') + trailer);
   return file;
 };
 
@@ -38,7 +39,7 @@ describe('atc verify log.jsonl', () => {
   it('finds the head past blank and CRLF line endings', async () => {
     const events = await sampleEvents();
     const file = tmp.file('crlf.ndjson');
-    writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\r\n') + '\r\n\r\n');
+    writeFileSync(file, events.map((e) => canonicalJson(e)).join('\r\n') + '\r\n\r\n');
     const io = captureIo();
     expect(await runVerify([file], io)).toBe(0);
     expect(io.stdout.at(-1)).toBe(`verified: head seq ${(events.at(-1) as LedgerEvent).seq} hash ${(events.at(-1) as LedgerEvent).hash}`);

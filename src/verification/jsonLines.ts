@@ -1,3 +1,5 @@
+import { canonicalJson } from '../domain/canonicalJson';
+
 /** The text of the line at `[start, end)` (`end` at its `\n` or the end), a trailing `\r` dropped. */
 function lineText(buf: Buffer, start: number, end: number): string {
   return buf.toString('utf8', start, end > start && buf[end - 1] === 13 ? end - 1 : end);
@@ -65,4 +67,35 @@ export function lastLine(bytes: Uint8Array): string {
     end = start - 1;
   }
   return '';
+}
+
+/**
+ * The lines of a JSON Lines log that are JSON but not exactly the RFC 8785 canonical JSON of the
+ * value they parse to (reordered keys, whitespace, a duplicated key: JSON.parse keeps the last value,
+ * so a forged first one would otherwise pass), with the seq each claims (or its line number). A line
+ * end of `\r\n` is a line end, not content. Lines that are not JSON are the shape check's to report.
+ */
+export function nonCanonicalLines(bytes: Uint8Array): { readonly seq: number; readonly index: number }[] {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const found: { seq: number; index: number }[] = [];
+  let start = 0;
+  let index = 0;
+  while (start < buf.length) {
+    let end = buf.indexOf(10, start);
+    if (end < 0) end = buf.length;
+    const line = lineText(buf, start, end);
+    start = end + 1;
+    if (line.charCodeAt(0) !== 123 && line.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (canonicalJson(value) !== line) {
+        const seq: unknown = value !== null && typeof value === 'object' ? (value as { seq?: unknown }).seq : undefined;
+        found.push({ seq: Number.isSafeInteger(seq) ? (seq as number) : index + 1, index });
+      }
+    } catch {
+      // not JSON, or not writable as canonical JSON: reported as malformed by verify
+    }
+    index++;
+  }
+  return found;
 }

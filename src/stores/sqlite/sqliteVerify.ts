@@ -82,6 +82,7 @@ function verifyOpenLog(db: Database.Database, path: string, io: SqliteVerifyIo):
       if (event !== null && typeof event === 'object') {
         const column = safeColumnMismatch(row, event as LedgerEvent);
         if (column !== undefined) problems.push({ seq: row.seq, code: 'column', message: `column ${column} disagrees with the event body` });
+        if (!isCanonicalText(row.body, event)) problems.push({ seq: row.seq, code: 'not_canonical', message: 'stored body is not exactly the canonical JSON of its event' });
         snapshotChecks.fold(event as LedgerEvent);
       }
       yield event;
@@ -189,4 +190,13 @@ function progressReporter(total: number, io: SqliteVerifyIo): { tick(n: number):
       }
     },
   };
+}
+
+/** Whether a stored body is exactly the canonical JSON of the event it parses to (the store writes only that). */
+function isCanonicalText(body: string, event: unknown): boolean {
+  try {
+    return canonicalJson(event) === body;
+  } catch {
+    return true; // cannot be written canonically at all: verify reports it as malformed
+  }
 }
