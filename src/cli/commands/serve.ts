@@ -6,8 +6,8 @@ import type { LogReader } from '../../web/server/logReader';
 import { isLoopbackHost } from '../../web/server/loopback';
 import { sqliteLogReader } from '../../web/server/sqliteLogReader';
 
-const usage = `usage: atc serve <log.sqlite> [--port N] [--host 127.0.0.1] [--allow-remote]
-                 [--checkpoint <file> --vkey <key|@file>]`;
+const usage = `usage: atc serve <log.sqlite | postgres://…> [--port N] [--host 127.0.0.1] [--allow-remote]
+                 [--schema atc] [--checkpoint <file> --vkey <key|@file>]`;
 
 /** A checkpoint or key file is small; anything bigger is not one. */
 const checkpointFileBytesMax = 65_536;
@@ -17,7 +17,7 @@ const checkpointFileBytesMax = 65_536;
  * stays up until SIGINT/SIGTERM), or with an exit code when it cannot start.
  */
 export async function startServe(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<AuditServer | number> {
-  const parsed = parseOptions(args, ['port', 'host', 'checkpoint', 'vkey'], ['allow-remote', 'help']);
+  const parsed = parseOptions(args, ['port', 'host', 'checkpoint', 'vkey', 'schema'], ['allow-remote', 'help']);
   if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
     if ('error' in parsed) io.err(`atc serve: ${parsed.error}`);
     io.err(usage);
@@ -32,10 +32,12 @@ export async function startServe(args: readonly string[], io: SqliteCliIo = sqli
   if (typeof checkpoint === 'number') return checkpoint;
 
   const log = parsed.positional[0] as string;
-  if (/^postgres(ql)?:\/\//i.test(log)) return usageError(io, 'PostgreSQL logs are not served yet; export one with atc export and serve a SQLite copy');
+  const isPostgres = /^postgres(ql)?:\/\//i.test(log);
+  if (!isPostgres && parsed.values.has('schema')) return usageError(io, '--schema is for a postgres:// log');
   let reader: LogReader;
   try {
-    reader = sqliteLogReader(log);
+    // pg is loaded only for a PostgreSQL log, so the other commands never load it.
+    reader = isPostgres ? await (await import('../../web/server/postgresLogReader')).postgresLogReader(log, parsed.values.get('schema') ?? 'atc') : sqliteLogReader(log);
   } catch (error) {
     io.err(`atc serve: ${(error as Error).message}`);
     return 2;
