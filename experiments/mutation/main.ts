@@ -11,12 +11,15 @@ import { condense, isStrykerReport, total, type Counts, type FileResult, type Su
  *   --files <f> [<f> …]     only these files; merges them into results/mutation.json (each file keeps its commit)
  *   --quick <file>          one file; writes build/mutation/quick.json, leaves results/ alone
  *   --min <percent>         exit 1 when the score of what was run is below this
- *   --concurrency <n>       Stryker's test runners (default 2)
+ *   --concurrency <n>       Stryker's processes, one of them the type checker (default: stryker.config.json's)
  */
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(root, 'results', 'mutation.json');
-const reportFile = path.join(root, 'build', 'mutation', 'report.json');
+// Per process, so that two runs (say, two --files runs on different files) do not share a sandbox or a report.
+const runDir = path.join(root, 'build', 'mutation');
+const reportFile = path.join(runDir, `report-${process.pid}.json`);
+const configFile = path.join(runDir, `stryker-${process.pid}.json`);
 const coreGroups = { core: ['src/domain/', 'src/verification/'], tools: ['src/tools/'], all: ['src/'] } as const;
 
 interface Run {
@@ -46,7 +49,7 @@ function parseArgs(argv: readonly string[]): { mode: 'full' | 'files' | 'quick';
   let mode: 'full' | 'files' | 'quick' = 'full';
   const files: string[] = [];
   let min: number | undefined;
-  let concurrency = 2;
+  let concurrency = (JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), 'utf8')) as { concurrency: number }).concurrency;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--quick' || arg === '--files') mode = arg === '--quick' ? 'quick' : 'files';
@@ -66,7 +69,10 @@ function parseArgs(argv: readonly string[]): { mode: 'full' | 'files' | 'quick';
 
 function runStryker(mutate: readonly string[], concurrency: number): void {
   const bin = path.join(root, 'node_modules', '.bin', 'stryker');
-  const args = ['run', 'stryker.config.json', '--concurrency', String(concurrency), ...(mutate.length > 0 ? ['--mutate', mutate.join(',')] : [])];
+  const config = JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown>;
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(configFile, JSON.stringify({ ...config, $schema: undefined, tempDirName: `.stryker-tmp/run-${process.pid}`, jsonReporter: { fileName: path.relative(root, reportFile) } }, null, 2));
+  const args = ['run', path.relative(root, configFile), '--concurrency', String(concurrency), ...(mutate.length > 0 ? ['--mutate', mutate.join(',')] : [])];
   const result = spawnSync(bin, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`stryker exited with ${result.status ?? result.signal}`);
 }
@@ -105,8 +111,7 @@ function main(): number {
   const run: Run = { commit, dirty, startedAt: startedAt.toISOString(), durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000), concurrency, loadAverageAtStart, mutate: files.length > 0 ? files : ['(stryker.config.json mutate)'] };
   const measured = condensed.files.map((f) => ({ ...f, commit }));
   if (mode === 'quick') {
-    mkdirSync(path.dirname(reportFile), { recursive: true });
-    writeFileSync(path.join(path.dirname(reportFile), 'quick.json'), `${JSON.stringify(build([run], measured, condensed.survivors), null, 2)}\n`);
+    writeFileSync(path.join(runDir, 'quick.json'), `${JSON.stringify(build([run], measured, condensed.survivors), null, 2)}\n`);
   } else if (mode === 'files' && existsSync(resultsFile)) {
     const previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
     const replaced = new Set(measured.map((f) => f.file));
