@@ -10,6 +10,8 @@ import { condense, isStrykerReport, total, type Counts, type FileResult, type Su
  *   (no options)            every file of src/domain, src/verification and src/tools; replaces results/mutation.json
  *   --files <f> [<f> …]     only these files; merges them into results/mutation.json (each file keeps its commit)
  *   --quick <file>          one file; writes build/mutation/quick.json, leaves results/ alone
+ *   --merge <results.json>  no run: merges the files of another results file (say a quick run's) into results/mutation.json
+ *   --tests <glob> [<glob> …]  jest testMatch for this run instead of stryker.config.json's (recorded in the run)
  *   --min <percent>         exit 1 when the score of what was run is below this
  *   --concurrency <n>       Stryker's processes, one of them the type checker (default: stryker.config.json's)
  */
@@ -30,6 +32,8 @@ interface Run {
   readonly concurrency: number;
   readonly loadAverageAtStart: readonly number[];
   readonly mutate: readonly string[];
+  /** jest testMatch of the run: which tests could kill a mutant. */
+  readonly tests: readonly string[];
 }
 
 interface Results {
@@ -45,33 +49,47 @@ const description =
   'Stryker 9.6.1, jest runner, TypeScript checker, coverageAnalysis perTest, ignoreStatic. score = (killed + timeout) / (killed + timeout + survived + noCoverage); ' +
   'invalid (compile errors) and ignored (static) mutants are not counted. Test set: see docs/testing.md. Each file records the commit it was measured at.';
 
-function parseArgs(argv: readonly string[]): { mode: 'full' | 'files' | 'quick'; files: string[]; min: number | undefined; concurrency: number } {
-  let mode: 'full' | 'files' | 'quick' = 'full';
+type Mode = 'full' | 'files' | 'quick' | 'merge';
+interface Args { readonly mode: Mode; readonly files: string[]; readonly tests: string[] | undefined; readonly min: number | undefined; readonly concurrency: number }
+
+function parseArgs(argv: readonly string[]): Args {
+  let mode: Mode = 'full';
   const files: string[] = [];
+  let tests: string[] | undefined;
   let min: number | undefined;
-  let concurrency = (JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), 'utf8')) as { concurrency: number }).concurrency;
+  let concurrency = strykerConfig().concurrency as number;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--quick' || arg === '--files') mode = arg === '--quick' ? 'quick' : 'files';
+    if (arg === '--quick') mode = 'quick';
+    else if (arg === '--files') mode = 'files';
+    else if (arg === '--merge') mode = 'merge';
+    else if (arg === '--tests') tests = [];
     else if (arg === '--min') min = Number(argv[++i]);
     else if (arg === '--concurrency') concurrency = Number(argv[++i]);
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
+    else if (tests !== undefined) tests.push(arg);
     else files.push(arg);
   }
-  if (mode !== 'full' && files.length === 0) throw new Error(`${mode === 'quick' ? '--quick' : '--files'} needs at least one file`);
-  if (mode === 'quick' && files.length !== 1) throw new Error('--quick takes one file');
+  if (mode !== 'full' && files.length === 0) throw new Error(`--${mode} needs at least one file`);
+  if ((mode === 'quick' || mode === 'merge') && files.length !== 1) throw new Error(`--${mode} takes one file`);
   if (mode === 'full' && files.length > 0) throw new Error('files need --files or --quick');
+  if (tests !== undefined && tests.length === 0) throw new Error('--tests needs at least one glob');
   if (min !== undefined && !(min >= 0 && min <= 100)) throw new Error('--min takes a percentage');
   if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new Error('--concurrency takes a positive integer');
-  for (const f of files) if (!existsSync(path.join(root, f))) throw new Error(`no such file: ${f}`);
-  return { mode, files, min, concurrency };
+  for (const f of files) if (!existsSync(path.resolve(root, f))) throw new Error(`no such file: ${f}`);
+  return { mode, files, tests, min, concurrency };
 }
 
-function runStryker(mutate: readonly string[], concurrency: number): void {
+function strykerConfig(): Record<string, unknown> & { jest: { config: Record<string, unknown> } } {
+  return JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown> & { jest: { config: Record<string, unknown> } };
+}
+
+function runStryker(mutate: readonly string[], concurrency: number, tests: readonly string[]): void {
   const bin = path.join(root, 'node_modules', '.bin', 'stryker');
-  const config = JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown>;
+  const config = strykerConfig();
   mkdirSync(runDir, { recursive: true });
-  writeFileSync(configFile, JSON.stringify({ ...config, $schema: undefined, tempDirName: `.stryker-tmp/run-${process.pid}`, jsonReporter: { fileName: path.relative(root, reportFile) } }, null, 2));
+  const jest = { ...config.jest, config: { ...config.jest.config, testMatch: tests } };
+  writeFileSync(configFile, JSON.stringify({ ...config, $schema: undefined, jest, tempDirName: `.stryker-tmp/run-${process.pid}`, jsonReporter: { fileName: path.relative(root, reportFile) } }, null, 2));
   const args = ['run', path.relative(root, configFile), '--concurrency', String(concurrency), ...(mutate.length > 0 ? ['--mutate', mutate.join(',')] : [])];
   const result = spawnSync(bin, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`stryker exited with ${result.status ?? result.signal}`);
@@ -101,26 +119,36 @@ function printSummary(files: readonly FileResult[]): void {
   console.log(`${String(t.score ?? '-').padStart(6)}%  total`);
 }
 
+/** `into` with `from`'s files (and their survivors) replacing its entries for the same files, and `from`'s runs added. */
+function merge(into: Results, from: Pick<Results, 'runs' | 'files' | 'survivors'>): Results {
+  const replaced = new Set(from.files.map((f) => f.file));
+  const files = [...into.files.filter((f) => !replaced.has(f.file)), ...from.files].sort((a, b) => a.file.localeCompare(b.file));
+  const survivors = [...into.survivors.filter((s) => !replaced.has(s.file)), ...from.survivors].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  return build([...into.runs, ...from.runs], files, survivors);
+}
+
+const readResults = (file: string): Results => JSON.parse(readFileSync(file, 'utf8')) as Results;
+const writeResults = (file: string, results: Results): void => writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+
 function main(): number {
-  const { mode, files, min, concurrency } = parseArgs(process.argv.slice(2));
+  const { mode, files, tests: testsOption, min, concurrency } = parseArgs(process.argv.slice(2));
+  if (mode === 'merge') {
+    const from = readResults(path.resolve(root, files[0] as string));
+    writeResults(resultsFile, existsSync(resultsFile) ? merge(readResults(resultsFile), from) : build(from.runs, from.files, from.survivors));
+    printSummary(from.files);
+    return 0;
+  }
+  const tests = testsOption ?? (strykerConfig().jest.config.testMatch as string[]);
   const { commit, dirty } = revision();
   const startedAt = new Date();
   const loadAverageAtStart = machine().loadAverageAtStart;
-  runStryker(files, concurrency);
+  runStryker(files, concurrency, tests);
   const condensed = readReport();
-  const run: Run = { commit, dirty, startedAt: startedAt.toISOString(), durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000), concurrency, loadAverageAtStart, mutate: files.length > 0 ? files : ['(stryker.config.json mutate)'] };
-  const measured = condensed.files.map((f) => ({ ...f, commit }));
-  if (mode === 'quick') {
-    writeFileSync(path.join(runDir, 'quick.json'), `${JSON.stringify(build([run], measured, condensed.survivors), null, 2)}\n`);
-  } else if (mode === 'files' && existsSync(resultsFile)) {
-    const previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
-    const replaced = new Set(measured.map((f) => f.file));
-    const mergedFiles = [...previous.files.filter((f) => !replaced.has(f.file)), ...measured].sort((a, b) => a.file.localeCompare(b.file));
-    const mergedSurvivors = [...previous.survivors.filter((s) => !replaced.has(s.file)), ...condensed.survivors].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
-    writeFileSync(resultsFile, `${JSON.stringify(build([...previous.runs, run], mergedFiles, mergedSurvivors), null, 2)}\n`);
-  } else {
-    writeFileSync(resultsFile, `${JSON.stringify(build([run], measured, condensed.survivors), null, 2)}\n`);
-  }
+  const run: Run = { commit, dirty, startedAt: startedAt.toISOString(), durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000), concurrency, loadAverageAtStart, mutate: files.length > 0 ? files : ['(stryker.config.json mutate)'], tests };
+  const measured = build([run], condensed.files.map((f) => ({ ...f, commit })), condensed.survivors);
+  if (mode === 'quick') writeResults(path.join(runDir, 'quick.json'), measured);
+  else if (mode === 'files' && existsSync(resultsFile)) writeResults(resultsFile, merge(readResults(resultsFile), measured));
+  else writeResults(resultsFile, measured);
   printSummary(condensed.files);
   const score = total(condensed.files, coreGroups.all).score;
   if (min !== undefined && (score === null || score < min)) {
