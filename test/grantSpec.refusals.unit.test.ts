@@ -25,6 +25,7 @@ describe('grant scope: tools', () => {
     ['tools empty', [], 'tools must be a non-empty array of tool names'],
     ['a tool that is not a string', [42], 'tool "42" is not registered'],
     ['an unregistered tool', ['notes.nope'], 'tool "notes.nope" is not registered'],
+    ['a non-string whose text is a registered tool name', [{ toString: () => 'notes.write' }], 'tool "notes.write" is not registered'],
     ['an inherited property name as tool', ['toString'], 'tool "toString" is not registered'],
     ['a tool listed twice', ['notes.write', 'notes.read', 'notes.write'], 'tool "notes.write" is listed twice'],
   ])('refuses %s', (_rule, tools, message) => {
