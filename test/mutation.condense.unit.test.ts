@@ -16,7 +16,7 @@ const report = {
 describe('condense', () => {
   it('scores a file as killed and timed out over killed, timed out, survived and not covered', () => {
     const b = condense(report).files.find((f) => f.file === 'src/domain/b.ts');
-    expect(b).toEqual({ file: 'src/domain/b.ts', mutants: 3, killed: 1, timeout: 1, survived: 1, noCoverage: 0, invalid: 0, ignored: 0, score: 66.67 });
+    expect(b).toEqual({ file: 'src/domain/b.ts', mutants: 3, killed: 1, timeout: 1, survived: 1, noCoverage: 0, invalid: 0, ignored: 0, score: 66.67, scoreKilledOnly: 33.33 });
   });
 
   it('leaves compile errors and ignored static mutants out of the score', () => {

@@ -29,6 +29,8 @@ export interface Counts {
   readonly ignored: number;
   /** Killed or timed out, over killed + timed out + survived + no coverage, in percent (2 decimals); null when none. */
   readonly score: number | null;
+  /** Killed alone over the same denominator: a timeout under a loaded machine may be the load, not the mutant. */
+  readonly scoreKilledOnly: number | null;
 }
 
 export interface Survivor {
@@ -57,7 +59,8 @@ type Tally = { -readonly [K in keyof typeof empty]: number };
 function withScore(t: Tally): Counts {
   const detected = t.killed + t.timeout;
   const valid = detected + t.survived + t.noCoverage;
-  return { ...t, score: valid === 0 ? null : Math.round((detected / valid) * 10_000) / 100 };
+  const percent = (n: number): number | null => (valid === 0 ? null : Math.round((n / valid) * 10_000) / 100);
+  return { ...t, score: percent(detected), scoreKilledOnly: percent(t.killed) };
 }
 
 function tally(t: Tally, status: string): void {
@@ -104,6 +107,12 @@ export function condense(report: StrykerReport): Condensed {
     files.push({ file, ...withScore(t) });
   }
   return { files, survivors };
+}
+
+/** A file's counts with its scores computed again (results written by an older version of this script). */
+export function rescore<F extends Counts>(f: F): F {
+  const { mutants, killed, timeout, survived, noCoverage, invalid, ignored } = f;
+  return { ...f, ...withScore({ mutants, killed, timeout, survived, noCoverage, invalid, ignored }) };
 }
 
 /** Counts and score over the files whose path starts with one of `prefixes`. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { machine, revision } from '../bench/machine';
-import { condense, isStrykerReport, total, type Counts, type FileResult, type Survivor } from './condense';
+import { condense, isStrykerReport, rescore, total, type Counts, type FileResult, type Survivor } from './condense';
 
 /**
  * `npm run mutation [-- options]`: runs Stryker (stryker.config.json) and condenses its JSON report.
@@ -108,7 +108,7 @@ function build(runs: readonly Run[], files: Results['files'], survivors: readonl
     machine: host,
     runs,
     totals: { 'src/domain + src/verification': total(files, coreGroups.core), 'src/tools': total(files, coreGroups.tools), all: total(files, coreGroups.all) },
-    files,
+    files: files.map((f) => rescore(f)),
     survivors,
   };
 }
@@ -124,7 +124,8 @@ function merge(into: Results, from: Pick<Results, 'runs' | 'files' | 'survivors'
   const replaced = new Set(from.files.map((f) => f.file));
   const files = [...into.files.filter((f) => !replaced.has(f.file)), ...from.files].sort((a, b) => a.file.localeCompare(b.file));
   const survivors = [...into.survivors.filter((s) => !replaced.has(s.file)), ...from.survivors].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
-  return build([...into.runs, ...from.runs], files, survivors);
+  const runs = [...into.runs, ...from.runs.filter((r) => !into.runs.some((known) => known.startedAt === r.startedAt && known.commit === r.commit))];
+  return build(runs, files, survivors);
 }
 
 const readResults = (file: string): Results => JSON.parse(readFileSync(file, 'utf8')) as Results;
