@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { LedgerError, openLedger, verify, type InvokeOutcome, type Ledger } from '../src';
+import { postgresStore } from '../src/postgres';
+import { describePg, freshSchema } from './support/pgTest';
+import { hour } from './support/pgLedger';
+
+// This file stops and starts a server, so it runs its own throwaway cluster, not the shared one.
+const script = path.join(__dirname, 'support', 'pg-cluster.sh');
+const boundMs = 2_000;
+
+function cluster(...args: string[]): string {
+  return execFileSync(script, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+describePg('a PostgreSQL server that stops and starts under load', () => {
+  let env: { url: string; dir: string };
+  beforeAll(() => {
+    const exported = Object.fromEntries(
+      cluster('start')
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/^export /, '').split('=', 2) as [string, string]),
+    );
+    env = { url: exported.ATC_TEST_PG_URL as string, dir: exported.ATC_TEST_PG_DIR as string };
+  });
+  afterAll(() => {
+    if (env !== undefined) cluster('stop', env.dir);
+  });
+
+  it('fails calls closed within the bound while it is down (their tools never run), and the same ledger object recovers', async () => {
+    const store = postgresStore({ connectionString: env.url, schema: freshSchema(), timeoutMs: boundMs, catchUpIntervalMs: 50 });
+    const ledger: Ledger = await openLedger({ store });
+    const ran: string[] = [];
+    await ledger.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: (_args, ctx) => void ran.push(ctx.callId) });
+    const { token } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 100_000, inputBytes: 10_000_000 } });
+
+    // A steady load from 4 concurrent callers, running through the whole outage.
+    const outcomes: InvokeOutcome[] = [];
+    let stopping = false;
+    const caller = async (): Promise<void> => {
+      while (!stopping) outcomes.push(await ledger.invoke(token, 'work', {}));
+    };
+    const load = Promise.all(Array.from({ length: 4 }, caller));
+    while (outcomes.filter((o) => o.status === 'completed').length < 20) await new Promise((resolve) => setImmediate(resolve));
+
+    cluster('pause', env.dir);
+    const downAt = outcomes.length;
+    const started = performance.now();
+    const during = await ledger.invoke(token, 'work', {});
+    expect(during).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
+    expect(performance.now() - started).toBeLessThan(boundMs + 1_500);
+    const issueError = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 1, inputBytes: 1 } }).catch((e: unknown) => e);
+    expect(issueError).toBeInstanceOf(LedgerError);
+    expect((issueError as LedgerError).code).toBe('ledger_unavailable');
+
+    cluster('resume', env.dir);
+    const after = await ledger.invoke(token, 'work', {});
+    expect(after).toMatchObject({ status: 'completed' });
+    stopping = true;
+    await load;
+    expect(outcomes.slice(downAt).some((o) => o.status === 'rejected' && o.reason === 'ledger_unavailable')).toBe(true);
+    await ledger.close();
+
+    // The log: every tool that ran was admitted first; every acknowledged completion is there.
+    const reopened = await openLedger({ store: postgresStore({ connectionString: env.url, schema: store.schema }) });
+    const events = reopened.events();
+    const admitted = new Set(events.flatMap((e) => (e.type === 'call.admitted' ? [e.callId] : [])));
+    expect(ran.filter((id) => !admitted.has(id))).toEqual([]);
+    const acknowledged = [...outcomes, during, after].filter((o) => o.status === 'completed').map((o) => o.callId);
+    expect(acknowledged.filter((id) => !admitted.has(id))).toEqual([]);
+    expect(verify(events)).toMatchObject({ ok: true, problems: [] });
+    await reopened.close();
+  });
+});
