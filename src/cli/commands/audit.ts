@@ -1,13 +1,13 @@
 import type { CliCommand } from '../command';
 import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
-import { openLogFile } from '../../stores/sqlite/sqliteConnection';
+import { openLogTarget } from '../logTarget';
 import { foldGrants } from '../../stores/sqlite/sqliteGrantTree';
 import { grantTree, grantTreeLines } from '../../domain/grantTree';
 
-const usage = `usage: atc audit <log.sqlite> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json]
+const usage = `usage: atc audit <log.sqlite | postgres://…[?schema=atc]> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json]
                  [--follow [--interval ms] [--follow-max N]]
-       atc audit <log.sqlite> --tree [--at ISO|ms] [--json]   (the grant tree: status, usage)`;
+       atc audit <log.sqlite | postgres://…> --tree [--at ISO|ms] [--json]   (the grant tree: status, usage)`;
 const intervalMsDefault = 1_000;
 
 /** Waits `intervalMs` between polls; stops (resolves false) after SIGINT/SIGTERM. */
@@ -70,24 +70,27 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
     ...(sinceMs !== undefined ? { sinceMs } : {}),
   };
 
-  let db;
+  let log;
   try {
-    db = openLogFile(parsed.positional[0] as string);
+    log = await openLogTarget(parsed.positional[0] as string);
   } catch (error) {
     io.err(`atc audit: ${(error as Error).message}`);
     return 2;
   }
+  const db = log.db;
   const json = parsed.flags.has('json');
   const emit = (row: AuditRow): void | Promise<void> => io.out(json ? JSON.stringify(row) : auditLine(row));
   const timer = poll === undefined && parsed.flags.has('follow') ? timerPoll(intervalMs) : undefined;
-  const waitForMore = !parsed.flags.has('follow') ? () => Promise.resolve(false) : (poll ?? (timer as { wait: () => Promise<boolean> }).wait);
+  const wait = !parsed.flags.has('follow') ? () => Promise.resolve(false) : (poll ?? (timer as { wait: () => Promise<boolean> }).wait);
+  // A PostgreSQL log is read through its in-memory copy: copy what was appended before each look.
+  const waitForMore = async (): Promise<boolean> => (await wait()) && (await log.sync()) >= 0;
   try {
     if (!json) await io.out(auditHeader());
     await followDecisions(new DecisionReader(db, filter), emit, waitForMore, followMax !== undefined ? { followRowsMax: followMax } : {});
     return 0;
   } finally {
     timer?.dispose();
-    db.close();
+    await log.close();
   }
 }
 
@@ -95,21 +98,21 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
 async function runAuditTree(file: string, atText: string | undefined, json: boolean, io: SqliteCliIo): Promise<number> {
   const at = atText === undefined ? Date.now() : parseSince(atText);
   if (at === undefined) return usageError(io, '--at needs an ISO 8601 time or ms since epoch');
-  let db;
+  let log;
   try {
-    db = openLogFile(file);
+    log = await openLogTarget(file);
   } catch (error) {
     io.err(`atc audit: ${(error as Error).message}`);
     return 2;
   }
   try {
-    const { state, issued } = foldGrants(db);
+    const { state, issued } = foldGrants(log.db);
     const forest = grantTree(state, issued, at);
     if (json) await io.out(JSON.stringify(forest));
     else for (const line of grantTreeLines(forest)) await io.out(line);
     return 0;
   } finally {
-    db.close();
+    await log.close();
   }
 }
 
@@ -120,6 +123,6 @@ function usageError(io: SqliteCliIo, message: string): number {
 }
 
 export const auditCommand: CliCommand = {
-  summary: 'print the decisions of a SQLite log (filters, --json, --follow), or its grant tree (--tree)',
+  summary: 'print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)',
   run: (args) => runAudit(args),
 };

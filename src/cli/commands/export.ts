@@ -1,10 +1,10 @@
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
-import { openLogFile } from '../../stores/sqlite/sqliteConnection';
+import { openLogTarget } from '../logTarget';
 import { exportEvents } from '../../stores/sqlite/sqliteExport';
 
-const usage = 'usage: atc export <log.sqlite> [--output log.jsonl]   (default: stdout)';
+const usage = 'usage: atc export <log.sqlite | postgres://…[?schema=atc]> [--output log.jsonl]   (default: stdout)';
 
 /**
  * `atc export`: the stored log as JSON Lines (one canonical event per line), for `verify()` and other
@@ -17,13 +17,14 @@ export async function runExport(args: readonly string[], io: SqliteCliIo = sqlit
     io.err(usage);
     return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
   }
-  let db;
+  let log;
   try {
-    db = openLogFile(parsed.positional[0] as string);
+    log = await openLogTarget(parsed.positional[0] as string);
   } catch (error) {
     io.err(`atc export: ${(error as Error).message}`);
     return 2;
   }
+  const db = log.db;
   const output = parsed.values.get('output');
   const refused = output === undefined || output === '-' ? undefined : nonRegularOutput(output);
   if (refused !== undefined) {
@@ -56,7 +57,7 @@ export async function runExport(args: readonly string[], io: SqliteCliIo = sqlit
       return 1;
     }
   } finally {
-    db.close();
+    await log.close();
   }
 }
 
@@ -77,6 +78,6 @@ function nonRegularOutput(path: string): string | undefined {
 }
 
 export const exportCommand: CliCommand = {
-  summary: 'write a SQLite log as JSON Lines (--output log.jsonl)',
+  summary: 'write a SQLite or PostgreSQL log as JSON Lines (--output log.jsonl)',
   run: (args) => runExport(args),
 };

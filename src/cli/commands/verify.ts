@@ -5,6 +5,7 @@ import { claims } from '../../../experiments/evidence/claims';
 import type { CliCommand } from '../command';
 import { verifySqliteFile } from '../../stores/sqlite/sqliteVerify';
 import { isJsonLinesPath, verifyJsonLinesFile } from './verifyJsonLines';
+import { isPostgresTarget } from '../logTarget';
 
 /** Where a command writes; tests pass their own to read what a run printed. */
 export interface CliIo {
@@ -17,7 +18,7 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db | log.jsonl>';
+const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db | log.jsonl | postgres://…[?schema=atc]>';
 const problemsShownMax = 50;
 
 /** Prints what was checked, the table recomputed from the logs, and every problem with its seq. */
@@ -78,6 +79,8 @@ export async function runVerify(args: readonly string[], io: CliIo = processIo):
   }
   const path = args[0] as string;
   if (isSqlitePath(path)) return verifySqlitePath(path, io);
+  // Loaded only for a URL, so the other paths never load `pg`.
+  if (isPostgresTarget(path)) return (await import('../../stores/postgres/postgresCli')).verifyPostgresUrl(path, io);
   if (isJsonLinesPath(path)) return verifyJsonLinesFile(path, io);
   return verifyEvidenceFile(path, io);
 }

@@ -55,11 +55,18 @@ export async function verifySqliteFile(path: string, io: SqliteVerifyIo): Promis
   }
 }
 
-function verifyOpenLog(db: Database.Database, path: string, io: SqliteVerifyIo): number {
+/**
+ * Verifies an open log. `schemaProblems`, when given, replaces the check of the file's own triggers
+ * (a PostgreSQL log, mirrored into memory, has its triggers checked on the server).
+ */
+export function verifyOpenLog(db: Database.Database, path: string, io: SqliteVerifyIo, schemaProblems?: readonly Problem[]): number {
   const problems: Problem[] = [];
-  const triggers = new Set(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'events'").pluck().all() as string[]);
-  for (const name of requiredTriggers) {
-    if (!triggers.has(name)) problems.push({ seq: undefined, code: 'schema', message: `trigger ${name} is missing: the events table is no longer append-only` });
+  if (schemaProblems !== undefined) problems.push(...schemaProblems);
+  else {
+    const triggers = new Set(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'events'").pluck().all() as string[]);
+    for (const name of requiredTriggers) {
+      if (!triggers.has(name)) problems.push({ seq: undefined, code: 'schema', message: `trigger ${name} is missing: the events table is no longer append-only` });
+    }
   }
   const total = db.prepare('SELECT count(*) FROM events').pluck().get() as number;
   const snapshots = db.prepare('SELECT seq, head_hash, state, state_hash FROM snapshots ORDER BY seq').all() as SnapshotRow[];

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import type { Pool } from 'pg';
+import { openLedger, sqliteStore } from '../src';
+import { runAudit } from '../src/cli/commands/audit';
+import { runExport } from '../src/cli/commands/export';
+import { runVerify } from '../src/cli/commands/verify';
+import { manualClock } from './support/fixtures';
+import { pgStore } from './support/pgLedger';
+import { adminPool, describePg, freshSchema, url } from './support/pgTest';
+import { captureIo, sqliteTempDir } from './support/sqliteFiles';
+
+const tmp = sqliteTempDir();
+afterAll(() => tmp.cleanup());
+const hour = 3_600_000;
+
+/** The same log in PostgreSQL and in a SQLite file: a few admissions, a rejection, completions. */
+async function twinLogs(): Promise<{ pg: string; file: string; schema: string }> {
+  const clock = manualClock(Date.UTC(2025, 0, 1));
+  const schema = freshSchema('cli');
+  const ledger = await openLedger({ clock: clock.now, store: pgStore(schema) });
+  await ledger.registerTool({ name: 'notes.write', inputSchema: { type: 'object', properties: { p: { type: 'string' } } }, run: () => null });
+  const a = await ledger.issue({ tools: ['notes.write'], expiresAt: clock.now() + hour, budget: { calls: 2, inputBytes: 1_000 } });
+  for (const p of ['x', 'xy', 'xyz']) {
+    await ledger.invoke(a.token, 'notes.write', { p });
+    clock.advance(60_000);
+  }
+  const events = ledger.events();
+  await ledger.close();
+  const file = tmp.file(`${schema}.sqlite`);
+  const sqlite = sqliteStore({ path: file });
+  sqlite.append(events);
+  sqlite.close();
+  return { pg: `${url()}?schema=${schema}`, file, schema };
+}
+
+describePg('atc audit | verify | export on a postgres:// URL', () => {
+  let admin: Pool;
+  let logs: Awaited<ReturnType<typeof twinLogs>>;
+  beforeAll(async () => {
+    admin = adminPool();
+    logs = await twinLogs();
+  });
+  afterAll(() => admin.end());
+
+  it('atc audit prints what it prints for the same log in a SQLite file', async () => {
+    for (const flags of [[], ['--json'], ['--rejected', '--json']]) {
+      const fromPg = captureIo();
+      const fromFile = captureIo();
+      expect(await runAudit([logs.pg, ...flags], fromPg)).toBe(0);
+      expect(await runAudit([logs.file, ...flags], fromFile)).toBe(0);
+      expect(fromPg.stdout).toEqual(fromFile.stdout);
+      expect(fromPg.stdout.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('atc export writes the same JSON Lines', async () => {
+    const pgOut = tmp.file('pg.jsonl');
+    const fileOut = tmp.file('file.jsonl');
+    expect(await runExport([logs.pg, '--output', pgOut], captureIo())).toBe(0);
+    expect(await runExport([logs.file, '--output', fileOut], captureIo())).toBe(0);
+    expect(readFileSync(pgOut, 'utf8')).toBe(readFileSync(fileOut, 'utf8'));
+  });
+
+  it('atc verify exits 0 with the same report, the URL in place of the path', async () => {
+    const fromPg = captureIo();
+    const fromFile = captureIo();
+    expect(await runVerify([logs.pg], fromPg)).toBe(0);
+    expect(await runVerify([logs.file], fromFile)).toBe(0);
+    expect(fromPg.stdout.slice(1)).toEqual(fromFile.stdout.slice(1));
+    expect(fromPg.stdout[0]).toContain('postgres://');
+  });
+
+  it('atc verify exits 1 on a log edited by a superuser past the trigger, and says where', async () => {
+    const copy = await twinLogs();
+    await admin.query(`ALTER TABLE ${copy.schema}.events DISABLE TRIGGER events_refuse_update_delete`);
+    await admin.query(`UPDATE ${copy.schema}.events SET body = replace(body, 'notes.write', 'notes.wrote') WHERE seq = 3`);
+    const io = captureIo();
+    expect(await runVerify([copy.pg], io)).toBe(1);
+    expect(io.stderr.join('\n')).toMatch(/trigger events_refuse_update_delete is missing or disabled/);
+    expect(io.stderr.join('\n')).toMatch(/seq 3/);
+  });
+
+  it('exits 2 when the server cannot be reached or holds no ledger, as for an unreadable file', async () => {
+    for (const command of [runAudit, runExport, runVerify]) {
+      const io = captureIo();
+      expect(await command(['postgres://postgres@127.0.0.1:1/postgres'], io)).toBe(2);
+      const missing = captureIo();
+      expect(await command([`${url()}?schema=${freshSchema('none')}`], missing)).toBe(2);
+      expect(missing.stderr.join('\n')).toMatch(/no ledger/);
+    }
+  });
+
+  it('never prints the password of the URL', async () => {
+    const io = captureIo();
+    await runVerify(['postgres://postgres:s3cret-pw@127.0.0.1:1/postgres'], io);
+    expect([...io.stdout, ...io.stderr].join('\n')).not.toContain('s3cret-pw');
+  });
+});
