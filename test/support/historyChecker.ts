@@ -10,7 +10,7 @@ export interface Acknowledged {
 
 /**
  * Bank-style invariants over a whole stored history, checked at every prefix: seq runs 1, 2, 3…
- * without a gap, no grant is ever over its call or byte budget, every acknowledged call has its
+ * without a gap, no grant (nor any ancestor of one) is ever over its call or byte budget, every acknowledged call has its
  * decision in the log (an admission for a call that ran, a rejection for one that was refused), and
  * `verify` is clean. Returns the violations found (empty: the history is correct).
  */
@@ -24,12 +24,14 @@ export function checkHistory(events: readonly LedgerEvent[], acknowledged: reado
     state = evolve(state, event);
     if (event.type === 'call.admitted') {
       admitted.add(event.callId);
-      // Every grant the admission reserved on (itself, and its ancestors once delegation exists).
-      const grant = shardGet(state.grants, event.grantId);
-      if (grant !== undefined) {
+      // Every grant the admission reserved on: its own and each ancestor's in a delegation tree.
+      const own = shardGet(state.grants, event.grantId);
+      for (const grantId of [...(own?.ancestors ?? []), event.grantId]) {
+        const grant = shardGet(state.grants, grantId);
+        if (grant === undefined) continue;
         const { calls, inputBytes } = grant.scope.budget;
-        if (grant.used.calls > calls) violations.push(`seq ${event.seq}: grant ${event.grantId} over its call budget (${grant.used.calls} > ${calls})`);
-        if (grant.used.inputBytes > inputBytes) violations.push(`seq ${event.seq}: grant ${event.grantId} over its byte budget (${grant.used.inputBytes} > ${inputBytes})`);
+        if (grant.used.calls > calls) violations.push(`seq ${event.seq}: grant ${grantId} over its call budget (${grant.used.calls} > ${calls})`);
+        if (grant.used.inputBytes > inputBytes) violations.push(`seq ${event.seq}: grant ${grantId} over its byte budget (${grant.used.inputBytes} > ${inputBytes})`);
       }
     }
     if (event.type === 'call.rejected') rejected.add(event.callId);
