@@ -13,6 +13,7 @@ import { durable } from './scenarios/durable';
 import { crossProcess } from './scenarios/crossProcess';
 import { longLog } from './scenarios/longLog';
 import { delegation } from './scenarios/delegation';
+import { postgres } from './scenarios/postgres';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -25,6 +26,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '6': longLog,
   '7': memory,
   '8': delegation,
+  '9': postgres,
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { LedgerEvent } from '../../domain/events';
 import { eventOfBody } from '../sqlite/sqliteRows';
-import { insertBatchQuery } from './postgresAppend';
+import { insertBatchStatement } from './postgresAppend';
 import type { HeldClient } from './postgresPool';
 import { intLiteral } from './postgresSql';
 
@@ -41,14 +41,22 @@ export async function beginLocked(client: HeldClient, tables: PostgresTables, pr
   return (read?.rows ?? []).map((row: { body: string }) => eventOfBody(row.body));
 }
 
-/** Appends the batch (the head row too, for that protocol) and commits. */
+/**
+ * Appends the batch (the head row too, for that protocol) and commits, in one round trip: the lock
+ * is held until COMMIT returns (WAL flushed), so every round trip saved here shortens every other
+ * writer's wait.
+ */
 export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[]): Promise<void> {
-  if (events.length > 0) {
-    const { text, values } = insertBatchQuery(tables.events, events);
-    if (protocol === 'headRow') {
-      const last = events[events.length - 1] as LedgerEvent;
-      await client.query(`WITH appended AS (${text}) UPDATE ${tables.head} SET seq = $12, hash = $13 WHERE id`, [...values, last.seq, last.hash]);
-    } else await client.query(text, values);
+  if (events.length === 0) {
+    await client.query('COMMIT');
+    return;
   }
-  await client.query('COMMIT');
+  const last = events[events.length - 1] as LedgerEvent;
+  const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id; ` : '';
+  await client.queries(`${insertBatchStatement(tables.events, events)}; ${head}COMMIT`);
+}
+
+function hexLiteral(hash: string): string {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new TypeError('expected a SHA-256 hex digest');
+  return hash;
 }

@@ -1,0 +1,87 @@
+// One process of scenario 8 (PostgreSQL): kept alive across phases. Each phase message opens either
+// a ledger on a fresh schema ('ours') or a plain pool ('raw'), answers ready, waits for the common
+// window [startAt, startAt + ms), runs `callers` concurrent callers in it, and reports its count.
+import { Pool } from 'pg';
+import { openLedger, type Ledger } from '../../src';
+import { createPostgresStore } from '../../src/stores/postgres/postgresStore';
+import type { LockProtocol } from '../../src/stores/postgres/postgresLocking';
+import { inputSchema, policy, request } from './policy';
+import { RawBatcher, type RawRow } from './postgresRaw';
+
+export type Phase =
+  | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol }
+  | { readonly kind: 'raw'; readonly url: string; readonly table: string; readonly rows: readonly RawRow[]; readonly callers: number };
+
+export interface Go {
+  readonly startAt: number;
+  readonly ms: number;
+}
+
+export interface PhaseReport {
+  readonly admissions: number;
+  readonly failures: number;
+  readonly error?: string;
+}
+
+async function until(at: number): Promise<void> {
+  const wait = at - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+function nextMessage<T>(): Promise<T> {
+  return new Promise((resolve) => process.once('message', (m: T) => resolve(m)));
+}
+
+async function runCallers(callers: number, end: number, call: (i: number) => Promise<boolean>): Promise<PhaseReport> {
+  let admissions = 0;
+  let failures = 0;
+  let i = process.pid * 1e6;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (Date.now() < end) {
+        if (await call(i++)) admissions++;
+        else failures++;
+      }
+    }),
+  );
+  return { admissions, failures };
+}
+
+async function ours(phase: Extract<Phase, { kind: 'ours' }>): Promise<PhaseReport> {
+  const store = createPostgresStore({ connectionString: phase.url, schema: phase.schema, poolSizeMax: 2 }, { protocol: phase.protocol });
+  const ledger: Ledger = await openLedger({ store });
+  await ledger.registerTool({ name: policy.tool, inputSchema, resources: (a: { path: string }) => [`fs:/${a.path}`], run: async () => undefined });
+  process.send?.({ ready: true });
+  const go = await nextMessage<Go>();
+  await until(go.startAt);
+  const report = await runCallers(phase.callers, go.startAt + go.ms, async (i) => (await ledger.invoke(phase.token, policy.tool, request(i))).status === 'completed');
+  await ledger.close();
+  return report;
+}
+
+async function raw(phase: Extract<Phase, { kind: 'raw' }>): Promise<PhaseReport> {
+  const pool = new Pool({ connectionString: phase.url, max: 1 });
+  pool.on('error', () => undefined);
+  const batcher = new RawBatcher(pool, phase.table);
+  await pool.query('SELECT 1');
+  process.send?.({ ready: true });
+  const go = await nextMessage<Go>();
+  await until(go.startAt);
+  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => batcher.insert(phase.rows).then(() => true, () => false));
+  await pool.end();
+  return report;
+}
+
+async function main(): Promise<void> {
+  for (;;) {
+    const phase = await nextMessage<Phase | { readonly kind: 'exit' }>();
+    if (phase.kind === 'exit') return;
+    try {
+      process.send?.(phase.kind === 'ours' ? await ours(phase) : await raw(phase));
+    } catch (error) {
+      process.send?.({ admissions: 0, failures: 0, error: String((error as Error).stack ?? error) });
+    }
+  }
+}
+
+void main().then(() => process.exit(0));

@@ -1,0 +1,165 @@
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import { Pool } from 'pg';
+import { openLedger, type LedgerEvent } from '../../../src';
+import { packageRoot } from '../../../src/stores/sqlite/sqliteMigrations';
+import { rowOf } from '../../../src/stores/sqlite/sqliteRows';
+import { postgresStore } from '../../../src/stores/postgres/postgresStore';
+import type { LockProtocol } from '../../../src/stores/postgres/postgresLocking';
+import type { Phase, PhaseReport } from '../postgresChild';
+import { inputSchema, policy, request } from '../policy';
+import { rawTableSql, type RawRow } from '../postgresRaw';
+import { round } from '../stats';
+import type { BenchContext, ScenarioResult } from './types';
+
+const processCounts = [1, 4, 16] as const;
+const callersPerProcess = 8;
+
+interface Measured {
+  readonly perSec: number;
+  readonly shares: readonly number[];
+  readonly failures: number;
+}
+
+/** A server: ATC_BENCH_PG_URL / ATC_TEST_PG_URL, or a throwaway cluster started (and stopped) here. */
+function server(ctx: BenchContext): { url: string; stop: () => void } | undefined {
+  const given = process.env.ATC_BENCH_PG_URL ?? process.env.ATC_TEST_PG_URL;
+  if (given !== undefined && given !== '') return { url: given, stop: () => undefined };
+  const script = path.join(packageRoot(__dirname), 'test', 'support', 'pg-cluster.sh');
+  try {
+    const env = Object.fromEntries(
+      execFileSync(script, ['start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/^export /, '').split('=', 2) as [string, string]),
+    );
+    return { url: env.ATC_TEST_PG_URL as string, stop: () => void execFileSync(script, ['stop', env.ATC_TEST_PG_DIR as string]) };
+  } catch (error) {
+    ctx.log(`scenario 9: no PostgreSQL server (${(error as Error).message.split('\n')[0]})`);
+    return undefined;
+  }
+}
+
+/** A fresh schema with the tool and `grants` grants; also returns one admission's two stored rows. */
+async function setup(url: string, grants: number): Promise<{ schema: string; tokens: string[]; rows: RawRow[] }> {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const ledger = await openLedger({ store: postgresStore({ connectionString: url, schema }) });
+  await ledger.registerTool({ name: policy.tool, inputSchema, resources: (a: { path: string }) => [`fs:/${a.path}`], run: async () => undefined });
+  const tokens: string[] = [];
+  for (let g = 0; g < grants; g++) {
+    const issued = await ledger.issue({
+      tools: [policy.tool],
+      args: { [policy.tool]: { properties: { length: { maximum: policy.lengthMax } } } },
+      resources: [`fs:/${policy.pathPrefix}`],
+      expiresAt: Date.now() + 24 * 3_600_000,
+      budget: { calls: policy.callsBudget, inputBytes: policy.bytesBudget },
+    });
+    tokens.push(issued.token);
+  }
+  await ledger.invoke(tokens[0] as string, policy.tool, request(0));
+  const rows = ledger
+    .events()
+    .slice(-2)
+    .map((e: LedgerEvent) => {
+      const { seq: _seq, ...row } = rowOf(e);
+      return row;
+    });
+  await ledger.close();
+  return { schema, tokens, rows };
+}
+
+/** Sends each child its phase, waits until all are ready, opens one common window, collects counts. */
+async function runPhase(children: readonly ChildProcess[], phases: readonly Phase[], ms: number): Promise<Measured> {
+  const reply = (c: ChildProcess): Promise<PhaseReport | { ready: true }> => new Promise((resolve) => c.once('message', (m: PhaseReport | { ready: true }) => resolve(m)));
+  const ready = children.map((c, i) => {
+    const r = reply(c);
+    c.send(phases[i] as Phase);
+    return r;
+  });
+  for (const r of await Promise.all(ready)) if ('error' in r && r.error !== undefined) throw new Error(r.error);
+  const reports = children.map(reply);
+  const startAt = Date.now() + 300;
+  for (const c of children) c.send({ startAt, ms });
+  const done = (await Promise.all(reports)) as PhaseReport[];
+  const failed = done.find((r) => r.error !== undefined);
+  if (failed !== undefined) throw new Error(failed.error);
+  const counts = done.map((r) => r.admissions);
+  const total = counts.reduce((a, b) => a + b, 0);
+  return { perSec: round(total / (ms / 1000)), shares: counts.map((c) => round(c / Math.max(1, total), 3)), failures: done.reduce((a, r) => a + r.failures, 0) };
+}
+
+/**
+ * Scenario 9: admissions/s on one PostgreSQL server with 1, 4 and 16 client processes (8 callers
+ * each), against one shared grant and against one grant per process, beside raw batched INSERTs of
+ * the same rows (two per admission) by the same processes in the same run; plus the head-row lock
+ * protocol against the advisory lock.
+ */
+export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
+  const pg = server(ctx);
+  if (pg === undefined) return { id: '9', title: 'PostgreSQL admissions', figures: {}, derived: {}, skipped: 'no PostgreSQL server (set ATC_BENCH_PG_URL, or install PostgreSQL for a throwaway cluster)' };
+  const ms = ctx.quick ? 1_500 : 4_000;
+  const script = path.join(__dirname, '..', 'postgresChild.js');
+  const children = Array.from({ length: Math.max(...processCounts) }, () => fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const admin = new Pool({ connectionString: pg.url, max: 1 });
+  admin.on('error', () => undefined);
+  const derived: Record<string, number | string> = {};
+  try {
+    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol): Promise<Measured> => {
+      const { schema, tokens } = await setup(pg.url, grants === 'one' ? 1 : processes);
+      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol }));
+      return runPhase(children.slice(0, processes), phases, ms);
+    };
+    const raw = async (processes: number): Promise<Measured> => {
+      const { rows } = await setup(pg.url, 1);
+      const table = `bench_raw_${randomBytes(5).toString('hex')}`;
+      await admin.query(rawTableSql(table));
+      const phases = Array.from({ length: processes }, (): Phase => ({ kind: 'raw', url: pg.url, table, rows, callers: callersPerProcess }));
+      return runPhase(children.slice(0, processes), phases, ms);
+    };
+    const at16: Record<string, Measured> = {};
+    for (const n of processCounts) {
+      const rawRun = await raw(n);
+      const one = await ours(n, 'one', 'advisory');
+      const each = await ours(n, 'per process', 'advisory');
+      ctx.log(`  ${n} processes: raw ${rawRun.perSec}/s, one grant ${one.perSec}/s, grant per process ${each.perSec}/s`);
+      derived[`${n} proc: raw INSERT pairs/s`] = rawRun.perSec;
+      derived[`${n} proc: admissions/s, one grant`] = one.perSec;
+      derived[`${n} proc: admissions/s, grant per process`] = each.perSec;
+      derived[`${n} proc: one grant / raw`] = round(one.perSec / rawRun.perSec, 3);
+      derived[`${n} proc: grant per process / raw`] = round(each.perSec / rawRun.perSec, 3);
+      derived[`${n} proc: smallest process share (one grant)`] = Math.min(...one.shares);
+      derived[`${n} proc: calls not completed`] = one.failures + each.failures;
+      if (n === 16) Object.assign(at16, { raw: rawRun, one, each });
+    }
+    for (const n of [1, 16]) {
+      const headRow = await ours(n, 'one', 'headRow');
+      derived[`${n} proc: admissions/s, one grant, head-row lock`] = headRow.perSec;
+    }
+    const { raw: raw16, one: one16, each: each16 } = at16 as { raw: Measured; one: Measured; each: Measured };
+    const ratio = round(Math.min(one16.perSec, each16.perSec) / raw16.perSec, 3);
+    const fairShare = 1 / 16;
+    const smallest = Math.min(...one16.shares, ...each16.shares);
+    return {
+      id: '9',
+      title: `PostgreSQL: ${processCounts.join(' / ')} processes × ${callersPerProcess} callers, one grant and a grant per process, beside raw batched INSERTs`,
+      figures: {},
+      derived,
+      target: {
+        description: 'at 16 processes, admissions/s ≥ 30% of raw batched INSERTs of the same rows (the lower of one grant and a grant per process), and every process gets ≥ 10% of an equal share',
+        value: ratio,
+        limit: 0.3,
+        pass: ratio >= 0.3 && smallest >= 0.1 * fairShare && one16.failures + each16.failures === 0,
+      },
+      notes: [
+        'Measured under load: the 2 cores are shared with the server, the 16 client processes and other work on the machine.',
+        'An admission here is a whole call: admission transaction, no-op tool, settlement transaction (two events); raw inserts both rows in one statement.',
+        `At 16 processes an equal share is ${round(fairShare * 100, 2)}% of admissions, so "no process under 10%" is read as 10% of an equal share; the smallest share is reported per count.`,
+      ],
+    };
+  } finally {
+    for (const c of children) c.send({ kind: 'exit' });
+    await admin.end();
+    pg.stop();
+  }
+}
