@@ -43,7 +43,7 @@ describePg('atc audit | verify | export on a postgres:// URL', () => {
   afterAll(() => admin.end());
 
   it('atc audit prints what it prints for the same log in a SQLite file', async () => {
-    for (const flags of [[], ['--json'], ['--rejected', '--json']]) {
+    for (const flags of [[], ['--json'], ['--rejected', '--json'], ['--tree', '--at', '1735689600000']]) {
       const fromPg = captureIo();
       const fromFile = captureIo();
       expect(await runAudit([logs.pg, ...flags], fromPg)).toBe(0);
