@@ -1,7 +1,8 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { LedgerError } from '../../errors';
 import { defaultMigrationsDir, migrate, readMigrations } from './sqliteMigrations';
+import { defaultReadonlyCopyMaxBytes, isCannotOpenInPlace, openReadonlyCopy } from './sqliteReadonlyCopy';
 
 export type SqliteSynchronous = 'FULL' | 'EXTRA';
 
@@ -15,6 +16,8 @@ export interface SqliteConnectionOptions {
   readonly busyTimeoutMs: number;
   readonly synchronous: SqliteSynchronous;
   readonly migrationsDir?: string;
+  /** Read-only and not openable in place (a read-only directory): the largest file copied into memory. */
+  readonly readonlyCopyMaxBytes?: number;
 }
 
 const synchronousLevel: { readonly [K in SqliteSynchronous]: number } = { FULL: 2, EXTRA: 3 };
@@ -26,6 +29,24 @@ function isWritable(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Opens the file where it is. Read-only, SQLite opens lazily: the first read is what fails on a
+ * read-only directory (it cannot create the WAL's `-shm`), so it is made here.
+ */
+function openInPlace(options: SqliteConnectionOptions): Database.Database {
+  const readonly = options.readonly === true;
+  const db = new Database(options.path, { readonly, fileMustExist: options.fileMustExist === true, timeout: options.busyTimeoutMs });
+  if (readonly && !isMemoryPath(options.path)) {
+    try {
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+  return db;
 }
 
 export function isMemoryPath(path: string): boolean {
@@ -41,9 +62,17 @@ export function isMemoryPath(path: string): boolean {
 export function openConnection(options: SqliteConnectionOptions): { readonly db: Database.Database; readonly readonly: boolean } {
   let db: Database.Database;
   try {
-    db = new Database(options.path, { readonly: options.readonly === true, fileMustExist: options.fileMustExist === true, timeout: options.busyTimeoutMs });
+    db = openInPlace(options);
   } catch (cause) {
-    throw new LedgerError('store_failed', `cannot open the SQLite log ${options.path}: ${(cause as Error).message}`, { cause });
+    if (options.readonly !== true || isMemoryPath(options.path) || !isCannotOpenInPlace(cause) || !existsSync(options.path)) {
+      throw new LedgerError('store_failed', `cannot open the SQLite log ${options.path}: ${(cause as Error).message}`, { cause });
+    }
+    try {
+      db = openReadonlyCopy(options.path, options.readonlyCopyMaxBytes ?? defaultReadonlyCopyMaxBytes, options.busyTimeoutMs);
+    } catch (error) {
+      if (error instanceof LedgerError) throw error;
+      throw new LedgerError('store_failed', `cannot read the SQLite log ${options.path} into memory: ${(error as Error).message}`, { cause: error });
+    }
   }
   try {
     // better-sqlite3 reports the flag it was given; SQLite silently opens a read-only file read-only.

@@ -27,6 +27,11 @@ export interface SqliteStoreOptions {
   readonly verifyOnOpen?: 'tail' | 'full';
   /** Where the numbered migrations live. Default: the package's migrations/ directory. */
   readonly migrationsDir?: string;
+  /**
+   * With `readonly: true`, a file SQLite cannot open in place (a read-only directory or medium) is read
+   * into a private in-memory copy up to this many bytes; larger files are refused. Default 256 MiB.
+   */
+  readonly readonlyCopyMaxBytes?: number;
 }
 
 /** The durable, shared event store (docs/storage.md). */
@@ -258,12 +263,16 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteEventStore {
   if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 0) throw new TypeError('snapshotEvery must be a non-negative integer');
   if (synchronous !== 'FULL' && synchronous !== 'EXTRA') throw new TypeError("synchronous must be 'FULL' or 'EXTRA'");
   if (verifyOnOpen !== 'tail' && verifyOnOpen !== 'full') throw new TypeError("verifyOnOpen must be 'tail' or 'full'");
+  if (options.readonlyCopyMaxBytes !== undefined && (!Number.isSafeInteger(options.readonlyCopyMaxBytes) || options.readonlyCopyMaxBytes < 0)) {
+    throw new TypeError('readonlyCopyMaxBytes must be a non-negative integer');
+  }
   const connection = openConnection({
     path: options.path,
     readonly: options.readonly === true,
     busyTimeoutMs,
     synchronous,
     ...(options.migrationsDir !== undefined ? { migrationsDir: options.migrationsDir } : {}),
+    ...(options.readonlyCopyMaxBytes !== undefined ? { readonlyCopyMaxBytes: options.readonlyCopyMaxBytes } : {}),
   });
   return new SqliteStore(options.path, { busyTimeoutMs, snapshotEvery, verifyOnOpen }, connection);
 }
