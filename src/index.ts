@@ -1,6 +1,6 @@
 // The public surface of agent-tool-capabilities.
 export { createLedger, openLedger } from './stream/ledger';
-export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, Usage, Budget, AttenuationRequest, AttenuateOutcome, RevokeDelegationOutcome } from './stream/types';
+export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, InvokeOptions, Usage, Budget, AttenuationRequest, AttenuateOutcome, RevokeDelegationOutcome } from './stream/types';
 export { replay } from './verification/replay';
 export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, type VerifyOptions } from './verification/verify';
 export { verifyParallel, type VerifyParallelOptions } from './verification/verifyParallel';
@@ -12,7 +12,7 @@ export type { Command, AdmitCommand, IssueCommand, RevokeCommand, SettleCommand,
 export { attenuationRejectReasons, revocationRejectReasons, delegationRejectMessage, type AttenuationRejectReason, type RevocationRejectReason } from './domain/delegationReasons';
 export { chainAuthority, ancestorRecords, isDescendant } from './domain/grantChain';
 export { rejectReasons, rejectMessage, isRejectReason, type RejectReason, type ArgumentCheck, type ResourceCheck } from './domain/reasons';
-export type { LedgerEvent, EventPayload, EventType, EventOf, DecisionEvent, GrantScope, Amounts } from './domain/events';
+export type { LedgerEvent, EventPayload, EventType, EventOf, DecisionEvent, GrantScope, Amounts, ResourceTemplates } from './domain/events';
 export { genesisHash } from './domain/events';
 export type { JsonValue, JsonObject } from './domain/json';
 export { eventHash, sealEvent, sha256Hex } from './domain/chain';

@@ -67,3 +67,32 @@ describe('the agent-tool-capabilities/postgres subpath', () => {
     expect(typings).toContain('postgresStore');
   });
 });
+
+it('loads neither the MCP SDK nor the AI SDK with the root import', () => {
+  const probe = `require('agent-tool-capabilities'); const loaded = Object.keys(require.cache); console.log(JSON.stringify({ mcp: loaded.some((f) => f.includes('@modelcontextprotocol')), ai: loaded.some((f) => /[\\\\/]node_modules[\\\\/](ai|@ai-sdk)[\\\\/]/.test(f)), count: loaded.length }))`;
+  const r = node(['-e', probe]);
+  expect(r.stderr).toBe('');
+  const seen = JSON.parse(r.stdout) as { mcp: boolean; ai: boolean; count: number };
+  expect(seen.count).toBeGreaterThan(1);
+  expect(seen).toMatchObject({ mcp: false, ai: false });
+});
+
+describe.each([
+  ['agent-tool-capabilities/mcp', 'ledgerMcpTools'],
+  ['agent-tool-capabilities/ai-sdk', 'ledgerTools'],
+])('the %s subpath', (subpath, name) => {
+  it('loads with require() and import()', () => {
+    const cjs = node(['-e', `const m = require('${subpath}'); console.log(typeof m.${name})`]);
+    expect(cjs.stderr).toBe('');
+    expect(cjs.stdout.trim()).toBe('function');
+    const esm = node(['--input-type=module', '-e', `const m = await import('${subpath}'); console.log(typeof m.${name})`]);
+    expect(esm.stderr).toBe('');
+    expect(esm.stdout.trim()).toBe('function');
+  });
+
+  it('ships typings', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+    const entry = pkg.exports[`./${subpath.split('/')[1] as string}`] as { types: string };
+    expect(fs.readFileSync(path.join(root, entry.types), 'utf8')).toContain(name);
+  });
+});

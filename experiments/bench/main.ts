@@ -14,6 +14,7 @@ import { crossProcess } from './scenarios/crossProcess';
 import { longLog } from './scenarios/longLog';
 import { delegation } from './scenarios/delegation';
 import { postgres } from './scenarios/postgres';
+import { mcpProxy } from './scenarios/mcpProxy';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -27,6 +28,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '7': memory,
   '8': delegation,
   '9': postgres,
+  '10': mcpProxy,
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { Amounts, GrantScope } from './events';
+import type { Amounts, GrantScope, ResourceTemplates } from './events';
 import type { JsonObject } from './json';
 import type { ArgumentCheck, ResourceCheck } from './reasons';
 
@@ -20,6 +20,8 @@ export interface IssueCommand {
   readonly grantId: string;
   readonly tokenDigest: string;
   readonly scope: GrantScope;
+  readonly resourceTemplates?: ResourceTemplates;
+  readonly fsBase?: string;
 }
 export interface RevokeCommand {
   readonly type: 'revoke';
@@ -47,6 +49,8 @@ export interface SettleCommand {
   readonly outcome: 'completed' | 'failed';
   /** On failure: give the reservation back (onToolError: 'refund'). */
   readonly refund: boolean;
+  /** The caller cancelled the call: a failure is logged with `cancelled: true`. */
+  readonly cancelled?: boolean;
 }
 
 /** A well-formed attenuation request: each field narrows the parent's; an absent one keeps it. */

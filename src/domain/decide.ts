@@ -4,7 +4,7 @@ import type { CallRejectedPayload } from './events';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { chainAuthority } from './grantChain';
-import { grantScopeProblem } from './grantSpec';
+import { grantScopeProblem, resourceTemplatesProblem } from './grantSpec';
 import { toolNamePattern } from './limits';
 import type { RejectReason } from './reasons';
 import { shardGet } from './shardedMap';
@@ -91,8 +91,18 @@ function decideRegisterTool(state: LedgerState, command: RegisterToolCommand): D
 function decideIssue(state: LedgerState, command: IssueCommand): Decision {
   if (shardGet(state.grants, command.grantId) !== undefined) return refuse('duplicate_grant', 'grant id already issued');
   if (shardGet(state.tokens, command.tokenDigest) !== undefined) return refuse('duplicate_grant', 'token digest already issued');
-  const problem = grantScopeProblem(state, command.scope);
+  const problem = grantScopeProblem(state, command.scope) ?? resourceTemplatesProblem(command.scope, command.resourceTemplates, command.fsBase);
   if (problem !== undefined) return refuse('invalid_grant', problem);
+  if (command.resourceTemplates !== undefined || command.fsBase !== undefined) {
+    return emit({
+      type: 'grant.issued',
+      grantId: command.grantId,
+      tokenDigest: command.tokenDigest,
+      scope: command.scope,
+      ...(command.resourceTemplates !== undefined ? { resourceTemplates: command.resourceTemplates } : {}),
+      ...(command.fsBase !== undefined ? { fsBase: command.fsBase } : {}),
+    });
+  }
   return emit({ type: 'grant.issued', grantId: command.grantId, tokenDigest: command.tokenDigest, scope: command.scope });
 }
 
@@ -109,6 +119,7 @@ function decideSettle(state: LedgerState, command: SettleCommand): Decision {
   // Literals rather than a spread of shared fields: this runs for every settled call (and in verify).
   if (command.outcome === 'completed') return emit({ type: 'call.completed', callId: call.callId, grantId: call.grantId, tool: call.tool });
   const refunded = command.refund ? call.reserved : { calls: 0, inputBytes: 0 };
+  if (command.cancelled === true) return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded, cancelled: true });
   return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded });
 }
 

@@ -39,6 +39,17 @@ export interface GrantIssuedPayload {
    * budget was within it.
    */
   readonly parentLeft?: Amounts;
+  /**
+   * How a shell maps a call's arguments to resources, per tool (e.g. `{ read_file: ['fs:{path}'] }`),
+   * recorded so later shells and auditors see them. The decider stores them; it never evaluates them.
+   */
+  readonly resourceTemplates?: ResourceTemplates;
+  /** The directory relative `fs:` template paths resolve against (recorded with the templates). */
+  readonly fsBase?: string;
+}
+/** Per tool, templates over argument names (`"fs:{path}"`, `"fs:{paths[]}"`). */
+export interface ResourceTemplates {
+  readonly [tool: string]: readonly string[];
 }
 export interface GrantRevokedPayload {
   readonly type: 'grant.revoked';
@@ -83,6 +94,8 @@ export interface CallFailedPayload {
   readonly tool: string;
   /** Budget given back because the host chose `onToolError: 'refund'`; zeros otherwise. */
   readonly refunded: Amounts;
+  /** Present (true) when the caller cancelled the call (`invoke`'s `signal` aborted); absent otherwise. */
+  readonly cancelled?: true;
 }
 
 export interface AttenuationRejectedPayload {

@@ -1,4 +1,4 @@
-import type { GrantScope } from './events';
+import type { GrantScope, ResourceTemplates } from './events';
 import { limits } from './limits';
 import { isCanonicalScope } from './resources';
 import type { LedgerState } from './state';
@@ -44,5 +44,20 @@ export function grantScopeProblem(state: LedgerState, scope: GrantScope): string
   if (scope.budget === null || typeof scope.budget !== 'object') return 'budget must be { calls, inputBytes }';
   if (!isBudgetAmount(scope.budget.calls)) return 'budget.calls must be a non-negative safe integer';
   if (!isBudgetAmount(scope.budget.inputBytes)) return 'budget.inputBytes must be a non-negative safe integer';
+  return undefined;
+}
+
+/** Says what is wrong with a grant's recorded resource templates (their shape only; shells evaluate them). */
+export function resourceTemplatesProblem(scope: GrantScope, templates: ResourceTemplates | undefined, fsBase: string | undefined): string | undefined {
+  if (fsBase !== undefined && (typeof fsBase !== 'string' || !fsBase.startsWith('/') || fsBase.length > 4_096)) return 'fsBase must be an absolute directory path of at most 4,096 characters';
+  if (templates === undefined) return undefined;
+  if (templates === null || typeof templates !== 'object' || Array.isArray(templates)) return 'resourceTemplates must be an object of template lists keyed by tool name';
+  for (const [tool, list] of Object.entries(templates)) {
+    if (!scope.tools.includes(tool)) return `resourceTemplates names tool ${JSON.stringify(tool).slice(0, 80)}, which the grant does not include`;
+    if (!Array.isArray(list) || list.length > limits.resourcesPerCallMax) return `resourceTemplates[${JSON.stringify(tool)}] must be an array of at most ${limits.resourcesPerCallMax} templates`;
+    for (const template of list) {
+      if (typeof template !== 'string' || template.length === 0 || template.length > limits.resourceBytesMax) return `resourceTemplates[${JSON.stringify(tool)}] must hold non-empty strings of at most ${limits.resourceBytesMax} characters`;
+    }
+  }
   return undefined;
 }

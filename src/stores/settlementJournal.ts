@@ -6,6 +6,8 @@ export interface PendingSettlement {
   readonly callId: string;
   readonly outcome: 'completed' | 'failed';
   readonly refund: boolean;
+  /** The caller cancelled the call (logged as `cancelled: true` on its `call.failed`). */
+  readonly cancelled?: boolean;
 }
 
 /**
@@ -49,7 +51,7 @@ const entriesMax = 1_000_000;
 function isPending(value: unknown): value is PendingSettlement {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
-  return typeof v.callId === 'string' && v.callId.length <= 256 && (v.outcome === 'completed' || v.outcome === 'failed') && typeof v.refund === 'boolean';
+  return typeof v.callId === 'string' && v.callId.length <= 256 && (v.outcome === 'completed' || v.outcome === 'failed') && typeof v.refund === 'boolean' && (v.cancelled === undefined || typeof v.cancelled === 'boolean');
 }
 
 /**
@@ -67,7 +69,7 @@ export function fileJournal(dir: string): SettlementJournal {
       }
       mkdirSync(dir, { recursive: true });
       const temporary = `${file}.tmp`;
-      writeFileSync(temporary, JSON.stringify(pending.map(({ callId, outcome, refund }) => ({ callId, outcome, refund }))));
+      writeFileSync(temporary, JSON.stringify(pending.map(({ callId, outcome, refund, cancelled }) => ({ callId, outcome, refund, ...(cancelled === true ? { cancelled } : {}) }))));
       renameSync(temporary, file);
     },
     kept() {

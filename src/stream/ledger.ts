@@ -3,7 +3,7 @@ import { sealEvent } from '../domain/chain';
 import { canonicalJson } from '../domain/canonicalJson';
 import type { Command } from '../domain/commands';
 import { decide, type Decision } from '../domain/decide';
-import type { DecisionEvent, GrantScope, LedgerEvent } from '../domain/events';
+import type { DecisionEvent, GrantScope, LedgerEvent, ResourceTemplates } from '../domain/events';
 import { TransientState } from '../domain/transientState';
 import { visibleTools, type VisibleTool } from '../domain/visibleTools';
 import type { JsonObject } from '../domain/json';
@@ -23,7 +23,7 @@ import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJou
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
-import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
+import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openLog, openLogAsync } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
 import { foldForeign } from './foldForeign';
@@ -160,6 +160,7 @@ class LedgerImpl implements Ledger {
         throw new TypeError(`args[${JSON.stringify(tool)}] does not compile: ${(error as Error).message}`);
       }
     }
+    const templates = options.resourceTemplates === undefined ? undefined : (hostJson(options.resourceTemplates, 'resourceTemplates') as unknown as ResourceTemplates);
     const token = newToken();
     const grantId = newGrantId();
     const digest = tokenDigest(token);
@@ -174,7 +175,16 @@ class LedgerImpl implements Ledger {
       };
       // Snapshot the host's objects: later mutation by the caller cannot change an issued scope.
       const copied = safeJsonCopy(scope) as GrantScope | undefined;
-      return { type: 'issue', at, grantId, tokenDigest: digest, scope: copied !== undefined ? this.scopes.share(copied) : (scope as unknown as GrantScope) };
+      const shared = copied !== undefined ? this.scopes.share(copied) : (scope as unknown as GrantScope);
+      return {
+        type: 'issue',
+        at,
+        grantId,
+        tokenDigest: digest,
+        scope: shared,
+        ...(templates !== undefined ? { resourceTemplates: templates } : {}),
+        ...(options.fsBase !== undefined ? { fsBase: options.fsBase } : {}),
+      };
     });
     return { grantId, token };
   }
@@ -254,7 +264,7 @@ class LedgerImpl implements Ledger {
 
   // ---- agent side ------------------------------------------------------------------------------
 
-  async invoke<Result>(token: string, tool: string, args: unknown): Promise<InvokeOutcome<Result>> {
+  async invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>> {
     const callId = this.nextCallId();
     if (this.closing) return rejected(callId, 'ledger_unavailable');
     const digest = presentedTokenDigest(token);
@@ -270,23 +280,28 @@ class LedgerImpl implements Ledger {
     if (event === undefined || event.type !== 'call.admitted') {
       return rejected(callId, event?.type === 'call.rejected' ? event.reason : 'ledger_unavailable');
     }
-    return this.execute<Result>(event, snapshot);
+    return this.execute<Result>(event, snapshot, options?.signal);
   }
 
-  private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot): Promise<InvokeOutcome<Result>> {
+  private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
     this.running.set(admitted.callId, { grantId: admitted.grantId, ancestors: admitted.ancestors, controller });
+    const onCancel = (): void => controller.abort(cancel?.reason);
+    cancel?.addEventListener('abort', onCancel, { once: true });
     let outcome: InvokeOutcome<Result>;
     try {
       if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
+      if (cancel?.aborted === true) throw cancel.reason;
       const value = (await attached.definition.run(args.value, { get signal() { return controller.signal; }, callId: admitted.callId, grantId: admitted.grantId })) as Result;
       outcome = { status: 'completed', callId: admitted.callId, value };
     } catch (error) {
       outcome = { status: 'failed', callId: admitted.callId, error };
     }
+    cancel?.removeEventListener('abort', onCancel);
     const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
-    const landed = await this.trackSettling(this.settle({ callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError }));
+    const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
+    const landed = await this.trackSettling(this.settle({ callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError, ...(cancelled ? { cancelled: true } : {}) }));
     if (!landed && !this.journaled) {
       // Closed before the store took it, and the journal could not keep it either: say so.
       outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
@@ -315,7 +330,7 @@ class LedgerImpl implements Ledger {
       const result = await new Promise<BatchResult>((resolve) => {
         this.stream.submitAlways({
           kind: 'host',
-          command: (at) => ({ type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund }),
+          command: (at) => ({ type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund, ...(pending.cancelled === true ? { cancelled: true } : {}) }),
           done: resolve,
           queuedAt: this.queuedAt(),
         });

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { DecisionEvent, LedgerEvent } from '../domain/events';
+import type { DecisionEvent, LedgerEvent, ResourceTemplates } from '../domain/events';
 import type { JsonObject } from '../domain/json';
 import type { AttenuationRejectReason, RevocationRejectReason } from '../domain/delegationReasons';
 import type { RejectReason } from '../domain/reasons';
@@ -39,6 +39,22 @@ export interface IssueOptions {
   readonly notBefore?: number;
   readonly expiresAt: number;
   readonly budget: Budget;
+  /**
+   * Recorded in the grant's `grant.issued` event for shells that map arguments to resources (the MCP
+   * proxy's policy templates, e.g. `{ read_file: ['fs:{path}'] }`). The ledger does not evaluate them.
+   */
+  readonly resourceTemplates?: ResourceTemplates;
+  /** Recorded beside the templates: the directory relative `fs:` template paths resolve against. */
+  readonly fsBase?: string;
+}
+
+export interface InvokeOptions {
+  /**
+   * Cancels the call: aborted before the tool starts, the tool is skipped; during the run it aborts
+   * `ctx.signal`. A call that then fails is settled `call.failed` with `cancelled: true` (charged as
+   * `onToolError` says). A tool that still returns a value completes normally.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface IssuedGrant {
@@ -103,7 +119,7 @@ export interface Ledger {
   registerTool<Args extends JsonObject = JsonObject, Result = unknown>(tool: ToolDefinition<Args, Result>): Promise<void>;
   issue(options: IssueOptions): Promise<IssuedGrant>;
   revoke(grantId: string, options?: RevokeOptions): Promise<void>;
-  invoke<Result = unknown>(token: string, tool: string, args: unknown): Promise<InvokeOutcome<Result>>;
+  invoke<Result = unknown>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
   /** Agent side: a child grant inside the token's own on every dimension. Never throws; a refusal is logged. */
   attenuate(token: string, request: AttenuationRequest): Promise<AttenuateOutcome>;
   /** Agent side: revoke a grant strictly below the token's own (and so its whole subtree). Never throws. */

@@ -13,7 +13,17 @@ export function commandFromEvent(event: LedgerEvent): Command {
     case 'tool.registered':
       return { type: 'registerTool', at, tool: event.tool, inputSchema: event.inputSchema };
     case 'grant.issued':
-      if (event.parentGrantId === undefined) return { type: 'issue', at, grantId: event.grantId, tokenDigest: event.tokenDigest, scope: event.scope };
+      if (event.parentGrantId === undefined) {
+        return {
+          type: 'issue',
+          at,
+          grantId: event.grantId,
+          tokenDigest: event.tokenDigest,
+          scope: event.scope,
+          ...(event.resourceTemplates !== undefined ? { resourceTemplates: event.resourceTemplates } : {}),
+          ...(event.fsBase !== undefined ? { fsBase: event.fsBase } : {}),
+        };
+      }
       // A child: re-decided as an attenuation asking for exactly the scope it got, so `decide` re-checks
       // it against its parent as the parent stood at `at` (and re-derives `parentLeft`).
       return { type: 'attenuate', at, parentGrantId: event.parentGrantId, grantId: event.grantId, tokenDigest: event.tokenDigest, request: { kind: 'narrowing', narrowing: event.scope } };
@@ -44,6 +54,6 @@ export function commandFromEvent(event: LedgerEvent): Command {
     case 'call.completed':
       return { type: 'settle', at, callId: event.callId, outcome: 'completed', refund: false };
     case 'call.failed':
-      return { type: 'settle', at, callId: event.callId, outcome: 'failed', refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0 };
+      return { type: 'settle', at, callId: event.callId, outcome: 'failed', refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0, ...(event.cancelled === true ? { cancelled: true } : {}) };
   }
 }

@@ -44,6 +44,9 @@ const schema = {
       // A child (issued by attenuate) names its parent and what the parent had left; a root neither.
       parentGrantId: str,
       parentLeft: amounts,
+      // A root issued with resource templates for shells (the MCP proxy's policy) records them.
+      resourceTemplates: { type: 'object', additionalProperties: { type: 'array', items: str } },
+      fsBase: str,
     }, ['grantId', 'tokenDigest', 'scope'], { dependencies: { parentGrantId: ['parentLeft'], parentLeft: ['parentGrantId'] } }),
     shape('grant.revoked', { grantId: str, abortInFlight: { type: 'boolean' }, revokedBy: str }, ['grantId', 'abortInFlight']),
     shape('call.admitted', {
@@ -55,7 +58,7 @@ const schema = {
     }, ['callId', 'grantId', 'tool', 'reserved']),
     shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count }, ['callId', 'tool', 'reason']),
     shape('call.completed', { callId: str, grantId: str, tool: str }, ['callId', 'grantId', 'tool']),
-    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts }, ['callId', 'grantId', 'tool', 'refunded']),
+    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true } }, ['callId', 'grantId', 'tool', 'refunded']),
     shape('attenuation.rejected', { reason: { enum: [...attenuationRejectReasons] }, parentGrantId: str }, ['reason']),
     shape('revocation.rejected', { reason: { enum: [...revocationRejectReasons] }, revokedBy: str, grantId: str }, ['reason']),
   ],

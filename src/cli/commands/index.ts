@@ -2,7 +2,11 @@ import type { CliCommand } from '../command';
 import { agentdojoCommand } from './agentdojo';
 import { auditCommand } from './audit';
 import { exportCommand } from './export';
+import { grantsCommand } from './grants';
+import { issueCommand } from './issue';
+import { proxyCommand } from './proxy';
 import { reproduceCommand } from './reproduce';
+import { revokeCommand } from './revoke';
 import { serveCommand } from './serve';
 import { verifyCommand } from './verify';
 
@@ -11,7 +15,11 @@ export const commands: { readonly [name: string]: CliCommand } = {
   agentdojo: agentdojoCommand,
   audit: auditCommand,
   export: exportCommand,
+  grants: grantsCommand,
+  issue: issueCommand,
+  proxy: proxyCommand,
   reproduce: reproduceCommand,
+  revoke: revokeCommand,
   serve: serveCommand,
   verify: verifyCommand,
 };

@@ -1,0 +1,66 @@
+import type { CliCommand } from '../command';
+import { openLedgerFile } from '../ledgerFile';
+import { ancestorRecords } from '../../domain/grantChain';
+import { shardValues } from '../../domain/shardedMap';
+import type { Ledger, Usage } from '../../stream/types';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+
+const usage = 'usage: atc grants --ledger <log.sqlite> [--json]';
+
+export interface GrantListing {
+  readonly grantId: string;
+  readonly parentGrantId?: string;
+  readonly status: 'active' | 'revoked' | 'expired';
+  readonly usage: Usage;
+}
+
+/** Every grant of a ledger with its status at `now` and its usage; never a token. */
+export function listGrants(ledger: Ledger, now: number): GrantListing[] {
+  const state = ledger.state();
+  const grants = Array.from(shardValues(state.grants)).sort((a, b) => a.issuedAt - b.issuedAt || a.grantId.localeCompare(b.grantId));
+  return grants.map((grant) => {
+    const parent = grant.parentGrantId;
+    return {
+      grantId: grant.grantId,
+      ...(typeof parent === 'string' ? { parentGrantId: parent } : {}),
+      // Effective status: a grant whose ancestor is revoked is revoked too (from that event on).
+      status: grant.revoked || (ancestorRecords(state, grant) ?? []).some((a) => a.revoked) ? 'revoked' : now >= grant.scope.expiresAt ? 'expired' : 'active',
+      usage: ledger.usage(grant.grantId),
+    };
+  });
+}
+
+function line(g: GrantListing): string {
+  const u = g.usage;
+  return `${g.grantId.padEnd(36)} ${g.status.padEnd(8)} calls ${u.calls.used}/${u.calls.limit}  bytes ${u.inputBytes.used}/${u.inputBytes.limit}${g.parentGrantId !== undefined ? `  parent ${g.parentGrantId}` : ''}`;
+}
+
+/** `atc grants`: the grants of a ledger file, as a table or (`--json`) one JSON array. */
+export async function runGrants(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, now: () => number = Date.now): Promise<number> {
+  const parsed = parseOptions(args, ['ledger'], ['json', 'help']);
+  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('ledger')) {
+    if ('error' in parsed) io.err(`atc grants: ${parsed.error}`);
+    io.err(usage);
+    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
+  }
+  let ledger;
+  try {
+    ledger = openLedgerFile(parsed.values.get('ledger') as string, { create: false });
+  } catch (error) {
+    io.err(`atc grants: ${(error as Error).message}`);
+    return 2;
+  }
+  try {
+    const grants = listGrants(ledger, now());
+    if (parsed.flags.has('json')) await io.out(JSON.stringify(grants));
+    else for (const g of grants) await io.out(line(g));
+    return 0;
+  } finally {
+    await ledger.close();
+  }
+}
+
+export const grantsCommand: CliCommand = {
+  summary: 'list the grants of a ledger file with status, parents and usage (--json)',
+  run: (args) => runGrants(args),
+};

@@ -1,0 +1,8 @@
+// agent-tool-capabilities/mcp: MCP integrations (the official @modelcontextprotocol/sdk), kept out of the root entry.
+export { ledgerMcpTools, type LedgerMcpTools, type LedgerMcpOptions, type LedgerToolConfig, type McpToolContext, type McpRequestExtra } from './middleware';
+export { startProxy, ProxyStartError, type ProxyStartOptions, type StartedProxy, type GrantSource } from './startProxy';
+export { createProxyServer, type ProxyServerOptions } from './proxyServer';
+export { parsePolicy, policyIssueOptions, checkPolicyTools, PolicyError, type Policy } from './policy';
+export { templateProblem, expandTemplate, templateResources, type TemplateResolvers } from './resourceTemplates';
+export { rejectionResult } from './callResults';
+export type { UpstreamTarget } from './upstream';

@@ -1,0 +1,143 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  ResultSchema,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Ledger } from '../../stream/types';
+import { visibleToolNames } from '../visibleTools';
+import { callRelay } from './callRelay';
+import { refusedToolResult, rejectionResult, withCallId } from './callResults';
+import { UpstreamToolError, type UpstreamToolSet } from './upstreamTools';
+
+export interface ProxyServerOptions {
+  readonly ledger: Ledger;
+  /** The agent's grant token: used for `invoke` and `tools/list`, never sent upstream. */
+  readonly token: string;
+  readonly upstream: Client;
+  readonly tools: UpstreamToolSet;
+  readonly version: string;
+  /** One line per decision (tool name, outcome, reason, call id; never a token or an argument value). */
+  readonly report?: (line: string) => void;
+  /** How often, while calls run, the shared log is read for other processes' revocations. Default 250. */
+  readonly revocationPollMs?: number;
+}
+
+/** Requests forwarded as they are, each only when the upstream offers its capability. */
+const forwarded: { readonly [method: string]: keyof ServerCapabilities } = {
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'resources',
+  'resources/subscribe': 'resources',
+  'resources/unsubscribe': 'resources',
+  'prompts/list': 'prompts',
+  'prompts/get': 'prompts',
+  'completion/complete': 'completions',
+  'logging/setLevel': 'logging',
+};
+
+/** A name fit for a log line: a tool name as MCP allows it, or a placeholder. */
+function printable(name: unknown): string {
+  return typeof name === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : '(invalid-name)';
+}
+
+/**
+ * The proxy's MCP server: `tools/list` shows only what the grant may call, every `tools/call` goes
+ * through `ledger.invoke` (the tool's `run` forwards it upstream), and resources, prompts,
+ * completions, logging and ping are forwarded when the upstream offers them.
+ */
+export function createProxyServer(options: ProxyServerOptions): Server {
+  const { ledger, token, upstream, tools } = options;
+  const report = options.report ?? (() => undefined);
+  const upstreamCapabilities = upstream.getServerCapabilities() ?? {};
+  const capabilities: ServerCapabilities = { tools: { listChanged: false } };
+  for (const key of ['resources', 'prompts', 'completions', 'logging'] as const) {
+    if (upstreamCapabilities[key] !== undefined) Object.assign(capabilities, { [key]: upstreamCapabilities[key] });
+  }
+  const instructions = upstream.getInstructions();
+  const server = new Server({ name: 'atc-proxy', version: options.version }, { capabilities, ...(instructions !== undefined ? { instructions } : {}) });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const visible = new Set(visibleToolNames(ledger, token));
+    return { tools: Array.from(tools.registered.values()).filter((t) => visible.has(t.name)) };
+  });
+
+  const revocations = revocationWatch(ledger, options.revocationPollMs ?? 250);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const refusal = tools.refused.get(name);
+    if (refusal !== undefined) {
+      report(`${printable(name)} refused: ${refusal}`);
+      return refusedToolResult(name, refusal);
+    }
+    const relay = { progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification };
+    revocations.start();
+    const outcome = await callRelay.run(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => revocations.stop());
+    const tool = printable(name);
+    if (outcome.status === 'rejected') {
+      report(`${tool} rejected ${outcome.reason} (${outcome.callId})`);
+      return rejectionResult(outcome);
+    }
+    if (outcome.status === 'completed') {
+      report(`${tool} admitted, completed (${outcome.callId})`);
+      return withCallId(outcome.value, outcome.callId);
+    }
+    const error = outcome.error;
+    if (error instanceof UpstreamToolError) {
+      report(`${tool} admitted, failed: isError result (${outcome.callId})`);
+      return withCallId(error.result, outcome.callId);
+    }
+    const cancelled = extra.signal.aborted;
+    report(`${tool} admitted, failed: ${cancelled ? 'cancelled by the client' : error instanceof McpError ? `upstream error ${error.code}` : 'upstream call failed'} (${outcome.callId})`);
+    if (error instanceof McpError) throw new McpError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
+    throw new McpError(ErrorCode.InternalError, `the upstream call failed (${outcome.callId})`);
+  });
+
+  server.removeRequestHandler('ping');
+  server.setRequestHandler(PingRequestSchema, async (_request, extra) => {
+    await upstream.ping({ signal: extra.signal });
+    return {};
+  });
+
+  server.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
+    const capability = forwarded[request.method];
+    if (capability === undefined || upstreamCapabilities[capability] === undefined) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
+    return upstream.request({ method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }, ResultSchema, { signal: extra.signal });
+  };
+  // The upstream's own notifications (resources updated, list changes, log messages) reach the client.
+  upstream.fallbackNotificationHandler = async (notification) => {
+    if (notification.method === 'notifications/tools/list_changed') return; // the proxy's tool list is fixed at start
+    await server.notification(notification as never).catch(() => undefined);
+  };
+  return server;
+}
+
+/** While calls run, reads the shared log now and then so another process's revocation (with --abort) reaches them. */
+function revocationWatch(ledger: Ledger, intervalMs: number): { start(): void; stop(): void } {
+  let running = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      if (running++ === 0) {
+        timer = setInterval(() => {
+          try {
+            ledger.inFlight();
+          } catch {
+            // A busy or closed store: the next tick or the next command tries again.
+          }
+        }, intervalMs);
+        timer.unref();
+      }
+    },
+    stop() {
+      if (--running === 0 && timer !== undefined) clearInterval(timer);
+    },
+  };
+}

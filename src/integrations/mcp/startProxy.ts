@@ -1,0 +1,88 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { sha256Hex } from '../../domain/chain';
+import { shardGet } from '../../domain/shardedMap';
+import type { Ledger } from '../../stream/types';
+import { grantTemplates } from './grantTemplates';
+import { checkPolicyTools, policyIssueOptions, registeredSchemas, type Policy } from './policy';
+import { createProxyServer } from './proxyServer';
+import { ResourceMapping } from './resourceMapping';
+import { connectUpstream, listUpstreamTools, type UpstreamTarget } from './upstream';
+import { registerUpstreamTools, type UpstreamToolSet } from './upstreamTools';
+
+export type GrantSource = { readonly policy: Policy } | { readonly token: string };
+
+export interface ProxyStartOptions {
+  readonly ledger: Ledger;
+  readonly upstream: UpstreamTarget;
+  readonly grant: GrantSource;
+  readonly version: string;
+  readonly report?: (line: string) => void;
+  readonly upstreamTimeoutMs?: number;
+  readonly clock?: () => number;
+}
+
+export interface StartedProxy {
+  readonly server: Server;
+  readonly upstream: Client;
+  readonly grantId: string;
+  readonly tools: UpstreamToolSet;
+  /** The token, when the proxy issued the grant itself (from a policy). */
+  readonly issuedToken?: string;
+}
+
+export class ProxyStartError extends Error {
+  override readonly name = 'ProxyStartError';
+}
+
+/** Connects the upstream, registers its tools, lists them, and registers each with the ledger. */
+export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number): Promise<{ client: Client; tools: UpstreamToolSet }> {
+  const client = await connectUpstream(target, version);
+  try {
+    const listed = await listUpstreamTools(client);
+    const tools = await registerUpstreamTools(ledger, client, listed, mapping, timeoutMs !== undefined ? { timeoutMs } : {});
+    return { client, tools };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Starts a proxy: upstream attached, the grant issued from the policy or found for the token, and
+ * the resource templates the grant recorded put in use. The returned server is not connected yet.
+ */
+export async function startProxy(options: ProxyStartOptions): Promise<StartedProxy> {
+  const { ledger } = options;
+  const mapping = new ResourceMapping();
+  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs);
+  try {
+    let token: string;
+    let grantId: string;
+    let issuedToken: string | undefined;
+    if ('policy' in options.grant) {
+      checkPolicyTools(options.grant.policy, registeredSchemas(ledger));
+      ({ token, grantId } = await ledger.issue(policyIssueOptions(options.grant.policy, (options.clock ?? Date.now)())));
+      issuedToken = token;
+    } else {
+      token = options.grant.token;
+      const found = shardGet(ledger.state().tokens, sha256Hex(token));
+      if (found === undefined) throw new ProxyStartError('the token matches no grant in this ledger');
+      grantId = found;
+    }
+    const recorded = grantTemplates(ledger.events(), grantId);
+    mapping.use(recorded.templates, recorded.fsBase);
+    const server = createProxyServer({
+      ledger,
+      token,
+      upstream: client,
+      tools,
+      version: options.version,
+      ...(options.report !== undefined ? { report: options.report } : {}),
+    });
+    return { server, upstream: client, grantId, tools, ...(issuedToken !== undefined ? { issuedToken } : {}) };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}

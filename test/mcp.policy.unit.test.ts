@@ -1,0 +1,52 @@
+import { parsePolicy, policyIssueOptions, checkPolicyTools, PolicyError } from '../src/integrations/mcp/policy';
+
+const valid = { tools: ['read_file'], resources: { read_file: ['fs:{path}'] }, scopes: ['fs:/srv/project/'], expiresIn: '8h', budget: { calls: 10, inputBytes: 1000 } };
+const text = (value: unknown): string => JSON.stringify(value);
+
+function problem(value: unknown): string {
+  try {
+    parsePolicy(typeof value === 'string' ? value : text(value));
+  } catch (error) {
+    expect(error).toBeInstanceOf(PolicyError);
+    return (error as Error).message;
+  }
+  throw new Error('the policy was accepted');
+}
+
+describe('policy files', () => {
+  it('accepts a well-formed policy and turns expiresIn into expiresAt from now', () => {
+    const options = policyIssueOptions(parsePolicy(text(valid)), 1_000);
+    expect(options).toEqual({ tools: ['read_file'], budget: { calls: 10, inputBytes: 1000 }, expiresAt: 1_000 + 8 * 3_600_000, resources: ['fs:/srv/project/'], resourceTemplates: { read_file: ['fs:{path}'] } });
+  });
+
+  it.each([
+    [{ ...valid, scopes: ['fs:/srv/../etc/'] }, /^policy scopes\[0\]: is not a canonical scope/],
+    [{ ...valid, budget: { calls: -1, inputBytes: 1 } }, /^policy budget\.calls: /],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, meters: { usd: 1 } } }, /^policy budget\.meters: budget meters are not supported yet/],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 1, windowMs: 1 } } }, /^policy budget\.rate: rate windows are not supported yet/],
+    [{ ...valid, callTimeoutMs: 1000 }, /^policy callTimeoutMs: callTimeoutMs are not supported yet/],
+    [{ ...valid, toolz: [] }, /^policy toolz: is not a policy field/],
+    [{ ...valid, tools: [] }, /^policy tools: /],
+    [{ ...valid, expiresIn: undefined }, /^policy expiresIn: give exactly one of expiresIn or expiresAt/],
+    [{ ...valid, expiresAt: '2030-01-01T00:00:00Z' }, /^policy expiresIn: give exactly one/],
+    [{ ...valid, expiresIn: '8 hours' }, /^policy expiresIn: must be a whole number with a unit/],
+    [{ ...valid, resources: { write_file: ['fs:{path}'] } }, /^policy resources\["write_file"\]: names a tool that is not in tools/],
+    [{ ...valid, resources: { read_file: ['fs:/base/{path}'] } }, /^policy resources\["read_file"\]\[0\]: fs: and url: templates are exactly/],
+    [{ ...valid, resources: { read_file: ['{path}'] } }, /^policy resources\["read_file"\]\[0\]: must start with a scheme/],
+    [{ ...valid, resources: { read_file: ['notes:/{a[]}/{b[]}'] } }, /at most one array argument/],
+    [{ ...valid, args: { other: {} } }, /^policy args\["other"\]: names a tool that is not in tools/],
+    [{ ...valid, fsBase: 'relative/dir' }, /^policy fsBase: must be an absolute directory path/],
+    ['{ not json', /^policy \(policy\): is not JSON/],
+  ])('refuses a malformed policy with a message naming the field (%#)', (policy, message) => {
+    expect(problem(policy)).toMatch(message);
+  });
+
+  it('refuses a template that names an argument the tool does not declare', () => {
+    const policy = parsePolicy(text({ ...valid, resources: { read_file: ['fs:{pth}'] } }));
+    expect(() => checkPolicyTools(policy, new Map([['read_file', { type: 'object', properties: { path: { type: 'string' } } }]]))).toThrow(/resources\["read_file"\]\[0\]: names argument "pth", which read_file's inputSchema does not declare/);
+  });
+
+  it('refuses a tool that neither the upstream nor the log knows', () => {
+    expect(() => checkPolicyTools(parsePolicy(text(valid)), new Map())).toThrow(/^policy tools\[0\]: "read_file" is not a tool/);
+  });
+});
