@@ -16,7 +16,8 @@ type Op =
   | { kind: 'admit'; grant: number; call: number; bytes: number }
   | { kind: 'settle'; call: number; completed: boolean; refund: boolean }
   | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean }
-  | { kind: 'revokeDelegation'; by: number; grant: number };
+  | { kind: 'revokeDelegation'; by: number; grant: number }
+  | { kind: 'hop'; call: number; allowed: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5) }) },
@@ -28,6 +29,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revokeDelegation' as const), by: fc.nat(8), grant: fc.nat(8) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('hop' as const), call: fc.nat(callIds.length - 1), allowed: fc.boolean() }) },
 );
 
 function command(op: Op, at: number, n: number): Command {
@@ -38,7 +40,7 @@ function command(op: Op, at: number, n: number): Command {
         at,
         grantId: grantIds[op.grant] as string,
         tokenDigest: String(op.grant).padStart(64, 'a'),
-        scope: { tools: ['t'], args: {}, resources: [], notBefore: T0, expiresAt: T0 + 1e9, budget: { calls: op.calls, inputBytes: 100 } },
+        scope: { tools: ['t'], args: {}, resources: ['http:/example.com:80/'], notBefore: T0, expiresAt: T0 + 1e9, budget: { calls: op.calls, inputBytes: 100 } },
       };
     case 'revoke':
       return { type: 'revoke', at, grantId: grantIds[op.grant] as string, abortInFlight: false };
@@ -59,6 +61,9 @@ function command(op: Op, at: number, n: number): Command {
       };
     case 'revokeDelegation':
       return { type: 'revokeDelegation', at, byGrantId: grantIds[op.by], grantId: grantIds[op.grant], abortInFlight: n % 2 === 0 };
+    case 'hop':
+      // fetch.hop events (a hop of a running call's ctx.fetch) change nothing but the head.
+      return { type: 'hop', at, callId: callIds[op.call] as string, hop: 0, resource: op.allowed ? 'http:/example.com:80/a' : undefined, address: '93.184.216.34' };
   }
 }
 

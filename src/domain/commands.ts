@@ -94,6 +94,16 @@ export interface RevokeDelegationCommand {
   readonly abortInFlight: boolean;
 }
 
-export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand;
+/** One hop of a running call's `ctx.fetch`, with what the shell resolved (see fetchHop.ts). */
+export interface HopCommand {
+  readonly type: 'hop';
+  readonly at: number;
+  readonly callId: string;
+  readonly hop: number;
+  readonly resource: string | undefined;
+  readonly address: string | undefined;
+}
+
+export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand | HopCommand;
 
 export type { Amounts };

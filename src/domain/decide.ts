@@ -1,9 +1,10 @@
 import { canonicalJson } from './canonicalJson';
-import type { AdmitCommand, Command, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand } from './commands';
+import type { AdmitCommand, Command, HopCommand, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand } from './commands';
 import type { CallRejectedPayload } from './events';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { chainAuthority } from './grantChain';
+import { hopDecision } from './fetchHop';
 import { grantScopeProblem, resourceTemplatesProblem } from './grantSpec';
 import { toolNamePattern } from './limits';
 import type { RejectReason } from './reasons';
@@ -123,6 +124,24 @@ function decideSettle(state: LedgerState, command: SettleCommand): Decision {
   return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded });
 }
 
+/** A hop of a running call's fetch, checked against that call's grant (see fetchHop.ts). */
+function decideHop(state: LedgerState, command: HopCommand): Decision {
+  const call = shardGet(state.inFlight, command.callId);
+  const grant = call === undefined ? undefined : shardGet(state.grants, call.grantId);
+  if (call === undefined || grant === undefined) return refuse('unknown_call', 'no call in flight has that id');
+  const verdict = hopDecision(grant.scope.resources, command);
+  return emit({
+    type: 'fetch.hop',
+    callId: call.callId,
+    grantId: call.grantId,
+    tool: call.tool,
+    hop: command.hop,
+    ...(command.resource !== undefined ? { resource: command.resource } : {}),
+    ...(command.address !== undefined ? { address: command.address } : {}),
+    ...(verdict === 'allowed' ? { outcome: 'allowed' as const } : { outcome: 'refused' as const, reason: verdict }),
+  });
+}
+
 /** The pure decider: which events does this command cause in this state? No I/O, no clock. */
 export function decide(state: LedgerState, command: Command): Decision {
   switch (command.type) {
@@ -140,5 +159,7 @@ export function decide(state: LedgerState, command: Command): Decision {
       return decideAttenuate(state, command);
     case 'revokeDelegation':
       return decideRevokeDelegation(state, command);
+    case 'hop':
+      return decideHop(state, command);
   }
 }

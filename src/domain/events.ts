@@ -1,5 +1,6 @@
 import type { JsonObject } from './json';
 import type { AttenuationRejectReason, RevocationRejectReason } from './delegationReasons';
+import type { HopRefusalReason } from './fetchHop';
 import type { RejectReason } from './reasons';
 
 /** Budget amounts: calls and canonical-JSON input bytes. */
@@ -112,6 +113,22 @@ export interface RevocationRejectedPayload {
   /** The grant it asked to revoke, when that names a grant. */
   readonly grantId?: string;
 }
+/** One hop of a tool's `ctx.fetch` (the request or a redirect) and whether it was allowed. */
+export interface FetchHopPayload {
+  readonly type: 'fetch.hop';
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  /** 0 for the request, 1… for each redirect. */
+  readonly hop: number;
+  /** The canonical URL resource (no userinfo, query or fragment); absent when the URL had none. */
+  readonly resource?: string;
+  /** The address connected to (or that was refused); absent when the host was not resolved. */
+  readonly address?: string;
+  readonly outcome: 'allowed' | 'refused';
+  /** When refused. */
+  readonly reason?: HopRefusalReason;
+}
 
 export type EventPayload =
   | ToolRegisteredPayload
@@ -122,7 +139,8 @@ export type EventPayload =
   | CallCompletedPayload
   | CallFailedPayload
   | AttenuationRejectedPayload
-  | RevocationRejectedPayload;
+  | RevocationRejectedPayload
+  | FetchHopPayload;
 
 export type EventType = EventPayload['type'];
 

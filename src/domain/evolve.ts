@@ -54,6 +54,7 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       return Object.freeze({ ...state, head, grants, inFlight: shardWith(state.inFlight, event.callId, inFlightCall(event)) });
     }
     case 'call.rejected':
+    case 'fetch.hop':
       return Object.freeze({ ...state, head });
     case 'call.completed':
       return Object.freeze({ ...state, head, inFlight: shardWithout(state.inFlight, event.callId) });

@@ -27,6 +27,8 @@ export const limits = {
   delegatedGrantsPerRootMax: 10_000,
   /** Canonical JSON of one attenuation request, in UTF-8 bytes. Larger requests are `attenuation_invalid`. */
   attenuationBytesMax: 65_536,
+  /** Redirects one `ctx.fetch` follows; the next one is refused `redirect_limit`. */
+  redirectsMax: 10,
 } as const;
 
 /** MCP's rule for tool names (case-sensitive). */

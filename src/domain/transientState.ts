@@ -74,6 +74,7 @@ export class TransientState {
         return;
       }
       case 'call.rejected':
+      case 'fetch.hop':
         return;
       case 'call.completed':
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);

@@ -53,6 +53,8 @@ export function commandFromEvent(event: LedgerEvent): Command {
     }
     case 'call.completed':
       return { type: 'settle', at, callId: event.callId, outcome: 'completed', refund: false };
+    case 'fetch.hop':
+      return { type: 'hop', at, callId: event.callId, hop: event.hop, resource: event.resource, address: event.address };
     case 'call.failed':
       return { type: 'settle', at, callId: event.callId, outcome: 'failed', refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0, ...(event.cancelled === true ? { cancelled: true } : {}) };
   }

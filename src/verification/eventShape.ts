@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import { attenuationRejectReasons, revocationRejectReasons } from '../domain/delegationReasons';
 import { limits } from '../domain/limits';
+import { hopRefusalReasons } from '../domain/fetchHop';
 import { rejectReasons } from '../domain/reasons';
 
 // A log handed to `verify` is untrusted input: check each event's shape before folding it.
@@ -22,7 +23,7 @@ const shape = (type: string, props: Record<string, unknown>, required: string[],
 const schema = {
   type: 'object',
   required: ['type'],
-  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.completed', 'call.failed', 'attenuation.rejected', 'revocation.rejected'] } },
+  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.completed', 'call.failed', 'attenuation.rejected', 'revocation.rejected', 'fetch.hop'] } },
   allOf: [
     shape('tool.registered', { tool: str, inputSchema: { type: 'object' } }, ['tool', 'inputSchema']),
     shape('grant.issued', {
@@ -61,6 +62,10 @@ const schema = {
     shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true } }, ['callId', 'grantId', 'tool', 'refunded']),
     shape('attenuation.rejected', { reason: { enum: [...attenuationRejectReasons] }, parentGrantId: str }, ['reason']),
     shape('revocation.rejected', { reason: { enum: [...revocationRejectReasons] }, revokedBy: str, grantId: str }, ['reason']),
+    shape('fetch.hop', {
+      callId: str, grantId: str, tool: str, hop: count, resource: str, address: str,
+      outcome: { enum: ['allowed', 'refused'] }, reason: { enum: [...hopRefusalReasons] },
+    }, ['callId', 'grantId', 'tool', 'hop', 'outcome']),
   ],
 };
 

@@ -1,0 +1,54 @@
+import { addressClass, ipHostText, parseIp } from './addresses';
+import { limits } from './limits';
+import { isCanonicalResource, scopeCovers } from './resources';
+
+/**
+ * The rule for one hop of `ctx.fetch` (the first request or a redirect), decided on what the shell
+ * worked out: the hop's canonical URL resource (`https:/host:443/seg…`) and the address the host
+ * resolved to. Pure, so `verify` re-derives every logged hop from the grant's scopes.
+ */
+export const hopRefusalReasons = ['invalid_resource', 'resource_not_permitted', 'address_not_permitted', 'redirect_limit'] as const;
+export type HopRefusalReason = (typeof hopRefusalReasons)[number];
+
+export interface HopFacts {
+  /** 0 for the request itself, 1… for each redirect followed. */
+  readonly hop: number;
+  /** The canonical URL resource, or undefined when the URL had none (unparseable, userinfo…). */
+  readonly resource: string | undefined;
+  /** The address the shell will connect to; undefined when it did not resolve the host (not covered). */
+  readonly address: string | undefined;
+}
+
+/** `https:/host:443/a/b` → its parts; undefined when the resource is not a URL resource. */
+export function urlResourceParts(resource: string): { readonly scheme: string; readonly host: string; readonly port: number; readonly rest: string } | undefined {
+  const match = /^(https?):\/((?:\[[0-9a-f:.]+\]|[^/:[\]]+)):([1-9][0-9]{0,4})(\/.*)?$/.exec(resource);
+  if (match === null) return undefined;
+  const port = Number(match[3]);
+  if (port > 65_535) return undefined;
+  return { scheme: match[1] as string, host: match[2] as string, port, rest: match[4] ?? '' };
+}
+
+/** A scope that names this authority (scheme, host text, port) itself, not only a wider prefix. */
+function namesAuthority(scope: string, authority: string): boolean {
+  return scope === authority || scope.startsWith(`${authority}/`);
+}
+
+export function hopDecision(scopes: readonly string[], facts: HopFacts): 'allowed' | HopRefusalReason {
+  if (!Number.isSafeInteger(facts.hop) || facts.hop < 0) return 'invalid_resource';
+  if (facts.hop > limits.redirectsMax) return 'redirect_limit';
+  const resource = facts.resource;
+  if (resource === undefined || !isCanonicalResource(resource)) return 'invalid_resource';
+  const parts = urlResourceParts(resource);
+  if (parts === undefined) return 'invalid_resource';
+  if (!scopes.some((scope) => scopeCovers(scope, resource))) return 'resource_not_permitted';
+  const address = facts.address === undefined ? undefined : parseIp(facts.address);
+  if (address === undefined) return 'invalid_resource';
+  const addressHost = ipHostText(address);
+  // A host written as an address connects to that address and nothing else.
+  if (parseIp(parts.host.replace(/^\[|\]$/g, '')) !== undefined && parts.host !== addressHost) return 'invalid_resource';
+  if (addressClass(address) === 'public') return 'allowed';
+  // Loopback, private, link-local, unspecified, reserved: only when a scope names the address itself.
+  const authority = `${parts.scheme}:/${addressHost}:${parts.port}`;
+  const atAddress = `${authority}${parts.rest}`;
+  return scopes.some((scope) => namesAuthority(scope, authority) && scopeCovers(scope, atAddress)) ? 'allowed' : 'address_not_permitted';
+}
