@@ -28,3 +28,9 @@ export { sqliteStore, type SqliteStoreOptions, type SqliteEventStore } from './s
 export { LedgerError, type LedgerErrorCode } from './errors';
 export { InvalidCommandError } from './stream/invalidCommandError';
 export { inputBytesOf } from './tools/arguments';
+export { fsResource, fsScope, type FsResourceOptions } from './resources/fs/fsResource';
+export { urlResource, urlScope } from './resources/url/urlResource';
+export { ResourceRefusedError, type ResourceRefusalCode } from './resources/resourceRefusedError';
+export type { CheckedOpenFlags } from './resources/fs/checkedFs';
+export type { CheckedFetchInit, ResolveHost } from './resources/url/checkedFetch';
+export { hopRefusalReasons, type HopRefusalReason } from './domain/fetchHop';

@@ -6,6 +6,8 @@ import { checkResources } from '../domain/resources';
 import { shardGet } from '../domain/shardedMap';
 import type { GrantRecord, LedgerState } from '../domain/state';
 import type { ArgumentSnapshot } from '../tools/arguments';
+import { collectFsChecks } from '../resources/fs/fsChecks';
+import type { CheckedResources } from '../resources/toolContext';
 import type { ToolRegistry } from './toolRegistry';
 import type { ToolDefinition } from './types';
 
@@ -23,7 +25,14 @@ export interface AgentCall {
  * that need just the log pass first); `decide` receives their outcomes. `undefined` when the tool
  * is in the log but has no implementation attached in this process.
  */
-export function admitCommand(registry: ToolRegistry, state: LedgerState, call: AgentCall, at: number): Command | undefined {
+export function admitCommand(
+  registry: ToolRegistry,
+  state: LedgerState,
+  call: AgentCall,
+  at: number,
+  /** Told what an admissible call's resources were (and what `fsResource` resolved), for `ctx.open`. */
+  onChecked?: (checked: CheckedResources) => void,
+): Command | undefined {
   const grantId = call.tokenDigest === undefined ? undefined : shardGet(state.tokens, call.tokenDigest);
   let argumentCheck: ArgumentCheck = 'ok';
   let resourceCheck: ResourceCheck = 'ok';
@@ -36,7 +45,7 @@ export function admitCommand(registry: ToolRegistry, state: LedgerState, call: A
     } else {
       if (!passesNarrowing(registry, authority.ancestors, authority.grant, call.tool, call.args.value)) argumentCheck = 'argument_not_permitted';
       // A child's resource scopes are each covered by its parent's (checked at issue): its own decide.
-      else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources);
+      else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources, onChecked);
     }
   }
   return {
@@ -61,11 +70,15 @@ function passesNarrowing(registry: ToolRegistry, ancestors: readonly GrantRecord
   return narrowing === null || narrowing(args);
 }
 
-function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[]): ResourceCheck {
+function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[], onChecked?: (checked: CheckedResources) => void): ResourceCheck {
   if (tool.resources === undefined) return 'ok';
+  const resources = tool.resources;
   let named: unknown;
   try {
-    named = tool.resources(args);
+    const collected = collectFsChecks(() => resources(args));
+    named = collected.value;
+    // A copy: the tool's array is host code's to change after the check.
+    if (Array.isArray(named) && onChecked !== undefined) onChecked({ resources: Object.freeze(named.slice() as string[]), fsChecks: collected.checks });
   } catch {
     return 'invalid_resource'; // fail closed: we cannot tell what the call would touch
   }

@@ -26,6 +26,10 @@ import { ScopeInterner } from './scopeInterner';
 import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openLog, openLogAsync } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
+import type { HopFacts } from '../domain/fetchHop';
+import type { ResourceRefusalCode } from '../resources/resourceRefusedError';
+import { noCheckedResources, ToolCallContext, type CheckedResources, type LedgerHops } from '../resources/toolContext';
+import { systemResolveHost } from '../resources/url/resolveHost';
 import { foldForeign } from './foldForeign';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
@@ -36,7 +40,7 @@ type BatchResult =
   | { readonly kind: 'unavailable'; readonly cause: unknown };
 
 type HostRequest = { readonly kind: 'host'; readonly command: (at: number, state: LedgerState) => Command; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
-type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
+type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void; readonly queuedAt: number; checked: CheckedResources };
 /** An asynchronous store's periodic fold of other writers' events (it decides nothing). */
 type CatchUpRequest = { readonly kind: 'catchUp'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
 type Request = HostRequest | InvokeRequest | CatchUpRequest;
@@ -96,6 +100,7 @@ class LedgerImpl implements Ledger {
   private readonly journalOwner = newJournalOwner();
   /** Whether the journal holds the current `unsettled` list (its last write succeeded). */
   private journaled = true;
+  private readonly hops: LedgerHops;
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
 
@@ -111,6 +116,11 @@ class LedgerImpl implements Ledger {
     const pendingMax = options.pendingCommandsMax ?? limits.pendingCommandsMax;
     if (!Number.isSafeInteger(pendingMax) || pendingMax < 1) throw new TypeError('pendingCommandsMax must be a positive integer');
     this.current = opened?.state ?? openLog(this.store as EventStore);
+    this.hops = {
+      scopesOf: (grantId) => shardGet(this.current.grants, grantId)?.scope.resources ?? [],
+      decideHop: (callId, facts) => this.decideHop(callId, facts),
+      resolveHost: options.resolveHost ?? systemResolveHost,
+    };
     const asyncStore = this.asyncStore;
     const syncStore = this.store as EventStore;
     this.stream = new CommandStream<Request>(
@@ -271,8 +281,9 @@ class LedgerImpl implements Ledger {
     const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
     const snapshot = snapshotArguments(args);
     // One request object per call, built where its `done` exists (a burst keeps 100,000 of them alive).
+    let request: InvokeRequest | undefined;
     const result = await new Promise<BatchResult>((resolve) => {
-      const request: InvokeRequest = { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve, queuedAt: this.queuedAt() };
+      request = { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve, queuedAt: this.queuedAt(), checked: noCheckedResources };
       if (!this.stream.submit(request)) resolve({ kind: 'unavailable', cause: 'queue full' });
     });
     if (result.kind !== 'decided') return rejected(callId, 'ledger_unavailable');
@@ -280,10 +291,10 @@ class LedgerImpl implements Ledger {
     if (event === undefined || event.type !== 'call.admitted') {
       return rejected(callId, event?.type === 'call.rejected' ? event.reason : 'ledger_unavailable');
     }
-    return this.execute<Result>(event, snapshot, options?.signal);
+    return this.execute<Result>(event, snapshot, (request as InvokeRequest).checked, options?.signal);
   }
 
-  private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
+  private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
     this.running.set(admitted.callId, { grantId: admitted.grantId, ancestors: admitted.ancestors, controller });
@@ -293,7 +304,7 @@ class LedgerImpl implements Ledger {
     try {
       if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
       if (cancel?.aborted === true) throw cancel.reason;
-      const value = (await attached.definition.run(args.value, { get signal() { return controller.signal; }, callId: admitted.callId, grantId: admitted.grantId })) as Result;
+      const value = (await attached.definition.run(args.value, new ToolCallContext(admitted.callId, admitted.grantId, controller, checked, this.hops))) as Result;
       outcome = { status: 'completed', callId: admitted.callId, value };
     } catch (error) {
       outcome = { status: 'failed', callId: admitted.callId, error };
@@ -450,6 +461,21 @@ class LedgerImpl implements Ledger {
     }
   }
 
+  /** A hop of a running call's `ctx.fetch`: decided and logged like any command, before any connection. */
+  private decideHop(callId: string, facts: HopFacts): Promise<'allowed' | ResourceRefusalCode> {
+    // Also while closing: `close` waits for running calls, whose hops must still be decided.
+    return new Promise((resolve) => {
+      const done = (result: BatchResult): void => {
+        if (result.kind === 'refused') return resolve('call_not_running');
+        const event = result.kind === 'decided' ? result.events[0] : undefined;
+        if (event === undefined || event.type !== 'fetch.hop') return resolve('ledger_unavailable');
+        resolve(event.outcome === 'allowed' ? 'allowed' : (event.reason ?? 'invalid_resource'));
+      };
+      const command = (at: number): Command => ({ type: 'hop', at, callId, hop: facts.hop, resource: facts.resource, address: facts.address });
+      if (!this.stream.submit({ kind: 'host', command, done, queuedAt: this.queuedAt() })) done({ kind: 'unavailable', cause: 'too many pending commands' });
+    });
+  }
+
   // ---- the serialized step ---------------------------------------------------------------------
 
   /** An agent's command: its events, or undefined when it could not be recorded (never a throw). */
@@ -568,7 +594,7 @@ class LedgerImpl implements Ledger {
         results.push({ kind: 'unavailable', cause: 'the clock did not return a finite number' });
         continue;
       }
-      const command = request.kind === 'host' ? request.command(at, state) : admitCommand(this.registry, state, request, at);
+      const command = request.kind === 'host' ? request.command(at, state) : admitCommand(this.registry, state, request, at, (checked) => (request.checked = checked));
       if (command === undefined) {
         // The log knows the tool but this ledger object has no implementation to check or run:
         // a host misconfiguration, not an agent decision, so fail closed without logging a verdict.

@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Observable } from 'rxjs';
 import type { DecisionEvent, LedgerEvent, ResourceTemplates } from '../domain/events';
 import type { JsonObject } from '../domain/json';
@@ -6,12 +7,28 @@ import type { RejectReason } from '../domain/reasons';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import type { VisibleTool } from '../domain/visibleTools';
 import type { AsyncEventStore, EventStore } from '../stores/eventStore';
+import type { CheckedOpenFlags } from '../resources/fs/checkedFs';
+import type { CheckedFetchInit, ResolveHost } from '../resources/url/checkedFetch';
 
 export interface ToolContext {
   /** Aborted when the grant is revoked with `abortInFlight: true` (or the ledger is closed). */
   readonly signal: AbortSignal;
   readonly callId: string;
   readonly grantId: string;
+  /**
+   * Opens a file only if its real location is one of this call's checked resources and it is the
+   * object that was checked (device, inode); O_NOFOLLOW on the last component. Refusals reject with
+   * `ResourceRefusedError` (docs/resources.md).
+   */
+  open(path: string, flags?: CheckedOpenFlags): Promise<FileHandle>;
+  /** Lists a checked directory (the directory itself must be one of the call's resources). */
+  readdir(path: string): Promise<string[]>;
+  /** Replaces a checked file atomically (temporary file in the checked directory, then a rename). */
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  /** Renames a checked resource to another checked resource. */
+  rename(from: string, to: string): Promise<void>;
+  /** `fetch` whose every hop is checked against this call's grant and logged as `fetch.hop`. */
+  fetch(url: string | URL, init?: CheckedFetchInit): Promise<Response>;
 }
 
 export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = unknown> {
@@ -113,6 +130,8 @@ export interface LedgerOptions {
   readonly onToolError?: 'consume' | 'refund';
   /** Commands that may wait in the stream; beyond it calls are rejected `ledger_unavailable`. */
   readonly pendingCommandsMax?: number;
+  /** Resolver for `ctx.fetch` (default: the system's getaddrinfo); tests inject one. */
+  readonly resolveHost?: ResolveHost;
 }
 
 export interface Ledger {

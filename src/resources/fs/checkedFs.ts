@@ -133,6 +133,9 @@ export class CheckedFs {
       }
       await handle.close();
       try {
+        // What the name holds now must still be the checked object (or nothing): not a symlink swapped in.
+        const now = await lstat(childPath(dir, place, name), { bigint: true }).catch(() => undefined);
+        if (now !== undefined && (now.isSymbolicLink() || differs(place.expectedTarget, { dev: now.dev, ino: now.ino, kind: 'other' }))) throw refuse('resource_changed');
         await rename(temporaryPath, childPath(dir, place, name));
       } catch (error) {
         await unlink(temporaryPath).catch(() => undefined);

@@ -1,0 +1,73 @@
+import type { FileHandle } from 'node:fs/promises';
+import { CheckedFs, type CheckedFsHooks, type CheckedOpenFlags } from './fs/checkedFs';
+import type { FsCheck } from './fs/fsChecks';
+import type { HopFacts } from '../domain/fetchHop';
+import type { ResourceRefusalCode } from './resourceRefusedError';
+import { checkedFetch, type CheckedFetchInit, type HopGate, type ResolveHost } from './url/checkedFetch';
+
+/** What admission checked for one call: the resources `resources(args)` named, and what each `fsResource` in it resolved. */
+export interface CheckedResources {
+  readonly resources: readonly string[];
+  readonly fsChecks: readonly FsCheck[];
+}
+
+export const noCheckedResources: CheckedResources = Object.freeze({ resources: Object.freeze([]), fsChecks: Object.freeze([]) });
+
+/** What the ledger lends every call's context: the grant's scopes, hop decisions through the log, the resolver. */
+export interface LedgerHops {
+  scopesOf(grantId: string): readonly string[];
+  decideHop(callId: string, facts: HopFacts): Promise<'allowed' | ResourceRefusalCode>;
+  readonly resolveHost: ResolveHost;
+  readonly fsHooks?: CheckedFsHooks;
+}
+
+/**
+ * A running call's context: `signal`, ids, and the resource helpers (`ctx.open`, `ctx.fetch`…),
+ * whose file state is made only when the tool first uses one.
+ */
+export class ToolCallContext implements HopGate {
+  private files: CheckedFs | undefined;
+
+  constructor(
+    readonly callId: string,
+    readonly grantId: string,
+    private readonly abort: { readonly signal: AbortSignal },
+    private readonly checked: CheckedResources,
+    private readonly hops: LedgerHops,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** HopGate: the scopes of this call's grant. */
+  scopes(): readonly string[] {
+    return this.hops.scopesOf(this.grantId);
+  }
+
+  /** HopGate: decided by the ledger and logged as `fetch.hop`. */
+  decide(facts: HopFacts): Promise<'allowed' | ResourceRefusalCode> {
+    return this.hops.decideHop(this.callId, facts);
+  }
+
+  private get fs(): CheckedFs {
+    this.files ??= new CheckedFs(this.checked.fsChecks, this.checked.resources, this.hops.fsHooks);
+    return this.files;
+  }
+
+  open(path: string, flags?: CheckedOpenFlags): Promise<FileHandle> {
+    return this.fs.open(path, flags);
+  }
+  readdir(path: string): Promise<string[]> {
+    return this.fs.readdir(path);
+  }
+  writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    return this.fs.writeFile(path, data);
+  }
+  rename(from: string, to: string): Promise<void> {
+    return this.fs.rename(from, to);
+  }
+  fetch(url: string | URL, init: CheckedFetchInit = {}): Promise<Response> {
+    return checkedFetch(url, init, this, this.hops.resolveHost, this.signal);
+  }
+}
