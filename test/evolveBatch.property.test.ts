@@ -99,10 +99,10 @@ function unfrozenPaths(value: unknown, path = 'state', found: string[] = []): st
 const fold = (state: LedgerState, events: readonly LedgerEvent[]): LedgerState => events.reduce(evolve, state);
 
 describe('evolveBatch: a batch fold with transient nodes', () => {
-  it('covers every event kind in the generated logs, delegation included', () => {
+  it('covers every event kind in the generated logs, delegation and fetch hops included', () => {
     const seen = new Set<string>();
     fc.assert(fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => { for (const e of logOf(ops)) seen.add(e.type); }), { numRuns: 200 });
-    expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
+    expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
   });
 
 
