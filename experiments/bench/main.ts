@@ -15,6 +15,7 @@ import { longLog } from './scenarios/longLog';
 import { delegation } from './scenarios/delegation';
 import { postgres } from './scenarios/postgres';
 import { mcpProxy } from './scenarios/mcpProxy';
+import { transparency } from './scenarios/transparency';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -29,6 +30,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '8': delegation,
   '9': postgres,
   '10': mcpProxy,
+  '11': transparency,
 };
 
 /**

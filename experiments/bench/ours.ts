@@ -1,4 +1,4 @@
-import { createLedger, type EventStore, type Ledger } from '../../src';
+import { createLedger, type EventStore, type Ledger, type LogFollower } from '../../src';
 import { inputSchema, policy, request } from './policy';
 
 export interface OursSetup {
@@ -12,6 +12,7 @@ export interface OursOptions {
   readonly store?: EventStore;
   readonly pendingCommandsMax?: number;
   readonly callsBudget?: number;
+  readonly transparency?: LogFollower;
 }
 
 /** A ledger with the policy's tool (a no-op) and `grants` grants, issued in concurrent chunks. */
@@ -19,6 +20,7 @@ export async function oursLedger(options: OursOptions = {}): Promise<OursSetup> 
   const ledger = createLedger({
     ...(options.store ? { store: options.store } : {}),
     ...(options.pendingCommandsMax ? { pendingCommandsMax: options.pendingCommandsMax } : {}),
+    ...(options.transparency ? { transparency: options.transparency } : {}),
   });
   // On a reopened log the tool is already registered: registering again only re-attaches it.
   await ledger.registerTool({

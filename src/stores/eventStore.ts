@@ -42,8 +42,22 @@ export interface SnapshotEventStore extends EventStore {
   latestSnapshot(): LedgerState | undefined;
   /** The events after `afterSeq`, in order, streamed. */
   loadAfter(afterSeq: number): Iterable<LedgerEvent>;
-  /** The state at the log's head; the store may persist it. Must never throw. */
-  offerSnapshot(state: LedgerState): void;
+  /**
+   * The state at the log's head; the store may persist it. Must never throw. `followerText`, when
+   * given, is called only if a snapshot is written: its text is kept beside that snapshot.
+   */
+  offerSnapshot(state: LedgerState, followerText?: () => string): void;
+  /** What `followerText` gave for the snapshot at `seq`, if the store keeps it. */
+  snapshotFollowerText?(seq: number): string | undefined;
+}
+
+/** Stores that can stream their events' hashes without parsing the events (opening a Merkle tree). */
+export interface EventHashSource {
+  eventHashes(afterSeq: number, throughSeq: number): Iterable<string>;
+}
+
+export function isEventHashSource(store: object): store is EventHashSource {
+  return typeof (store as Partial<EventHashSource>).eventHashes === 'function';
 }
 
 export function isSnapshotEventStore(store: EventStore): store is SnapshotEventStore {

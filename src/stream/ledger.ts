@@ -23,8 +23,8 @@ import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJou
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
-import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
-import { openLog, openLogAsync } from './openLog';
+import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, LogFollower, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
+import { openLogAsync, openLogWithFollower } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
 import type { HopFacts } from '../domain/fetchHop';
 import type { ResourceRefusalCode } from '../resources/resourceRefusedError';
@@ -91,6 +91,10 @@ class LedgerImpl implements Ledger {
   /** Set while `close` waits for running tools: called when the last one has settled. */
   private whenNoneRunning: (() => void) | undefined;
   private readonly nextCallId = callIdSource();
+  /** The transparency option: fed every committed event (src/transparency implements it). */
+  private readonly follower: LogFollower | undefined;
+  /** The follower's text for a snapshot, read only when one is written. */
+  private readonly followerText: (() => string) | undefined;
   private closing = false;
   /** Settlements the store has not taken yet (kept in the journal too), and the loops retrying them. */
   private readonly unsettled = new Map<string, PendingSettlement>();
@@ -115,7 +119,11 @@ class LedgerImpl implements Ledger {
     this.refundOnError = options.onToolError === 'refund';
     const pendingMax = options.pendingCommandsMax ?? limits.pendingCommandsMax;
     if (!Number.isSafeInteger(pendingMax) || pendingMax < 1) throw new TypeError('pendingCommandsMax must be a positive integer');
-    this.current = opened?.state ?? openLog(this.store as EventStore);
+    this.follower = options.transparency;
+    const follower = this.follower;
+    this.followerText = follower?.snapshotText !== undefined ? () => (follower.snapshotText as () => string).call(follower) : undefined;
+    if (this.follower !== undefined && opened !== undefined) throw new TypeError('the transparency option needs a synchronous store (createLedger) for now');
+    this.current = opened?.state ?? openLogWithFollower(this.store as EventStore, this.follower);
     this.hops = {
       scopesOf: (grantId) => shardGet(this.current.grants, grantId)?.scope.resources ?? [],
       decideHop: (callId, facts) => this.decideHop(callId, facts),
@@ -267,6 +275,7 @@ class LedgerImpl implements Ledger {
     await this.stream.idle();
     this.stream.stop();
     if (this.catchUpTimer !== undefined) clearInterval(this.catchUpTimer);
+    this.follower?.close?.();
     this.events$Subject.complete();
     if (this.asyncStore !== undefined) await this.asyncStore.close();
     else this.store?.close?.();
@@ -498,6 +507,7 @@ class LedgerImpl implements Ledger {
     });
   }
 
+
   /** When a request was queued, for an asynchronous store's deadline (the synchronous path needs none). */
   private queuedAt(): number {
     return this.asyncStore === undefined ? 0 : performance.now();
@@ -527,7 +537,7 @@ class LedgerImpl implements Ledger {
     this.publish(foreign);
     this.publish(outcome.sealed);
     for (let i = 0; i < batch.length; i++) (batch[i] as Request).done(outcome.results[i] as BatchResult);
-    if (outcome.sealed.length > 0 && isSnapshotEventStore(store)) store.offerSnapshot(this.current);
+    if (outcome.sealed.length > 0 && isSnapshotEventStore(store)) store.offerSnapshot(this.current, this.followerText);
   }
 
   /**
@@ -621,6 +631,7 @@ class LedgerImpl implements Ledger {
   // ---- after commit ----------------------------------------------------------------------------
 
   private publish(events: readonly LedgerEvent[]): void {
+    if (events.length > 0) this.follower?.appended(events);
     for (const event of events) {
       if (event.type === 'grant.revoked' && event.abortInFlight) this.abortGrant(event.grantId);
       this.events$Subject.next(event);

@@ -4,7 +4,8 @@ import type { LedgerEvent } from '../domain/events';
 import { initialState, type LedgerState } from '../domain/state';
 import { TransientState } from '../domain/transientState';
 import { LedgerError } from '../errors';
-import { isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../stores/eventStore';
+import { isEventHashSource, isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../stores/eventStore';
+import type { LogFollower } from './types';
 
 /**
  * Rebuilds the state from a store's log, refusing one whose sequence or hash chain does not verify.
@@ -12,20 +13,51 @@ import { isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../
  * and checked.
  */
 export function openLog(store: EventStore): LedgerState {
+  const opened = openLogFrom(store);
+  if (isSnapshotEventStore(store)) store.offerSnapshot(opened.state);
+  return opened.state;
+}
+
+/**
+ * openLog, then opens the follower (it may refuse by throwing) with the snapshot the state came from
+ * and what the follower saved beside it; the snapshot offered after open carries the follower's text.
+ */
+export function openLogWithFollower(store: EventStore, follower: LogFollower | undefined): LedgerState {
+  if (follower === undefined) return openLog(store);
+  const { state, snapshotSeq } = openLogFrom(store);
+  const snapshots = isSnapshotEventStore(store) ? store : undefined;
+  const text = snapshotSeq === undefined ? undefined : snapshots?.snapshotFollowerText?.(snapshotSeq);
+  follower.open({ head: state.head, snapshot: snapshotSeq === undefined ? undefined : { seq: snapshotSeq, text }, hashes: (after, through) => eventHashes(store, after, through) });
+  snapshots?.offerSnapshot(state, follower.snapshotText === undefined ? undefined : () => (follower.snapshotText as () => string).call(follower));
+  return state;
+}
+
+function* eventHashes(store: EventStore, afterSeq: number, throughSeq: number): Generator<string> {
+  if (throughSeq <= afterSeq) return;
+  if (isEventHashSource(store)) {
+    yield* store.eventHashes(afterSeq, throughSeq);
+    return;
+  }
+  for (const event of store.load()) {
+    if (event.seq > throughSeq) return;
+    if (event.seq > afterSeq) yield event.hash;
+  }
+}
+
+/** The same, without offering a snapshot, also telling which snapshot it started from. */
+export function openLogFrom(store: EventStore): { readonly state: LedgerState; readonly snapshotSeq: number | undefined } {
   const snapshots = isSnapshotEventStore(store) ? store : undefined;
   const snapshot = snapshots?.latestSnapshot();
-  let state: LedgerState;
   if (snapshot !== undefined && snapshots !== undefined) {
     try {
-      state = foldChecked(startOf(snapshot), snapshots.loadAfter(snapshot.head.seq));
+      return { state: foldChecked(startOf(snapshot), snapshots.loadAfter(snapshot.head.seq)), snapshotSeq: snapshot.head.seq };
     } catch {
       // A snapshot that cannot be folded on (a wrong shape the store did not catch) is only a cache:
       // replay the whole log instead, which reports the real problem if there is one.
-      state = foldChecked(initialState, store.load());
+      return { state: foldChecked(initialState, store.load()), snapshotSeq: undefined };
     }
-  } else state = foldChecked(initialState, store.load());
-  snapshots?.offerSnapshot(state);
-  return state;
+  }
+  return { state: foldChecked(initialState, store.load()), snapshotSeq: undefined };
 }
 
 /**

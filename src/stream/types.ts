@@ -132,6 +132,36 @@ export interface LedgerOptions {
   readonly pendingCommandsMax?: number;
   /** Resolver for `ctx.fetch` (default: the system's getaddrinfo); tests inject one. */
   readonly resolveHost?: ResolveHost;
+  /**
+   * Follows the log as it is committed, e.g. `checkpointPublisher(…)` (agent-tool-capabilities'
+   * transparency: a Merkle tree publishing signed checkpoints; docs/transparency.md). Synchronous
+   * stores only (createLedger); it may refuse to open the ledger by throwing LedgerError.
+   */
+  readonly transparency?: LogFollower;
+}
+
+/**
+ * Something that follows the log as the ledger commits it. The core only feeds it: it imports no
+ * Merkle code. Called synchronously and in log order; `appended` must not throw.
+ */
+export interface LogFollower {
+  /** Once, when the ledger opens, before any command; throwing (LedgerError) refuses to open. */
+  open(log: FollowedLog): void;
+  /** Events committed to the log (this ledger's and other writers'), in order, each exactly once. */
+  appended(events: readonly LedgerEvent[]): void;
+  /** Text the store may keep beside a snapshot at the current head, handed back at the next open. */
+  snapshotText?(): string;
+  /** When the ledger closes, after its last commit. */
+  close?(): void;
+}
+
+/** What a LogFollower sees of the log when the ledger opens. */
+export interface FollowedLog {
+  readonly head: { readonly seq: number; readonly hash: string };
+  /** The snapshot the ledger opened from, and what this follower saved beside it (if anything). */
+  readonly snapshot: { readonly seq: number; readonly text: string | undefined } | undefined;
+  /** The stored events' hashes with afterSeq < seq ≤ throughSeq, in order (streamed). */
+  hashes(afterSeq: number, throughSeq: number): Iterable<string>;
 }
 
 export interface Ledger {

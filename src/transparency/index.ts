@@ -28,3 +28,7 @@ export {
 export { formatCheckpointBody, parseCheckpointBody, verifyCheckpoint, type Checkpoint, type CheckpointVerifyResult } from './checkpoint';
 export { cosignatureVerifier, cosignerVerifierKey, cosignatureLine } from './cosignature';
 export { formatTlogProof, parseTlogProof, type TlogProof } from './tlogProof';
+// The ledger side (node-only: it signs with node:crypto by default and the file sink writes files).
+export { checkpointPublisher, CheckpointPublisher, checkpointTailMax, type CheckpointPublisherOptions } from './checkpointPublisher';
+export { fileCheckpointSink, type CheckpointSink, type PublishedCheckpoint } from './checkpointSink';
+export { proveEvent, verifyEventProof, checkLogAgainstCheckpoint, checkpointOfNote, type ProveEventResult, type VerifyEventProofResult, type CheckLogResult } from './eventProofs';

@@ -6,6 +6,8 @@ import type { CliCommand } from '../command';
 import { verifySqliteFile } from '../../stores/sqlite/sqliteVerify';
 import { isJsonLinesPath, verifyJsonLinesFile } from './verifyJsonLines';
 import { isPostgresTarget } from '../logTarget';
+import { parseOptions } from '../../stores/sqlite/sqliteCliIo';
+import { verifyAgainstCheckpoint } from './verifyCheckpoint';
 
 /** Where a command writes; tests pass their own to read what a run printed. */
 export interface CliIo {
@@ -18,7 +20,7 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db | log.jsonl | postgres://…[?schema=atc]>';
+const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db | log.jsonl | postgres://…[?schema=atc]> [--checkpoint <file> --vkey <key|@file>]';
 const problemsShownMax = 50;
 
 /** Prints what was checked, the table recomputed from the logs, and every problem with its seq. */
@@ -71,13 +73,31 @@ export function isSqlitePath(path: string): boolean {
   return /\.(sqlite|db)$/i.test(path);
 }
 
-/** `atc verify <file>` with the given arguments; resolves to the exit code. */
+/** `atc verify <file> [--checkpoint <file> --vkey <key|@file>]`; resolves to the exit code. */
 export async function runVerify(args: readonly string[], io: CliIo = processIo): Promise<number> {
-  if (args.length !== 1 || args[0] === '--help' || args[0] === '-h') {
+  const parsed = parseOptions(args, ['checkpoint', 'vkey'], ['help']);
+  const help = args[0] === '-h' || (!('error' in parsed) && parsed.flags.has('help'));
+  if ('error' in parsed || help || parsed.positional.length !== 1 || parsed.values.has('checkpoint') !== parsed.values.has('vkey')) {
+    if ('error' in parsed) io.err(`atc verify: ${parsed.error}`);
     io.err(usage);
-    return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
+    return help ? 0 : 2;
   }
-  const path = args[0] as string;
+  const path = parsed.positional[0] as string;
+  const checkpoint = parsed.values.get('checkpoint');
+  if (checkpoint !== undefined) {
+    if (!isSqlitePath(path) && !isJsonLinesPath(path)) {
+      io.err('atc verify: --checkpoint needs a log (.sqlite, .db, .jsonl)');
+      return 2;
+    }
+    const verified = await verifyLogPath(path, io);
+    if (verified === 2) return 2;
+    const checked = verifyAgainstCheckpoint(path, checkpoint, parsed.values.get('vkey') as string, io);
+    return checked !== 0 ? checked : verified;
+  }
+  return verifyLogPath(path, io);
+}
+
+async function verifyLogPath(path: string, io: CliIo): Promise<number> {
   if (isSqlitePath(path)) return verifySqlitePath(path, io);
   // Loaded only for a URL, so the other paths never load `pg`.
   if (isPostgresTarget(path)) return (await import('../../stores/postgres/postgresCli')).verifyPostgresUrl(path, io);

@@ -36,6 +36,12 @@ export function readLatestSnapshot(db: Database.Database): LedgerState | undefin
   return undefined;
 }
 
+/** The follower text kept beside the snapshot at `seq` (docs/transparency.md), if any. */
+export function readSnapshotFollowerText(db: Database.Database, seq: number): string | undefined {
+  const text = db.prepare('SELECT follower FROM snapshots WHERE seq = ?').pluck().get(seq) as string | null | undefined;
+  return typeof text === 'string' ? text : undefined;
+}
+
 /** The containers a state has (a snapshot of another shape is skipped, not folded). */
 function isStateShaped(value: unknown): value is LedgerState {
   if (value === null || typeof value !== 'object') return false;
@@ -68,16 +74,17 @@ const snapshotBytesPerEvent = 256;
  * at that seq has the state's head hash. `begin` opens that transaction (the store's bounded, fair
  * BEGIN IMMEDIATE); it throws when the lock could not be had.
  */
-export function writeSnapshot(db: Database.Database, state: LedgerState, begin: () => void): { readonly written: boolean; readonly bytes: number } {
+export function writeSnapshot(db: Database.Database, state: LedgerState, begin: () => void, followerText?: () => string): { readonly written: boolean; readonly bytes: number } {
   const text = JSON.stringify(state);
+  const follower = followerText?.() ?? null;
   begin();
   try {
     const inserted = db
       .prepare(
-        `INSERT OR IGNORE INTO snapshots (seq, head_hash, state, state_hash, created_at)
-         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE seq = ? AND hash = ?)`,
+        `INSERT OR IGNORE INTO snapshots (seq, head_hash, state, state_hash, created_at, follower)
+         SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE seq = ? AND hash = ?)`,
       )
-      .run(state.head.seq, state.head.hash, text, sha256Hex(text), new Date().toISOString(), state.head.seq, state.head.hash);
+      .run(state.head.seq, state.head.hash, text, sha256Hex(text), new Date().toISOString(), follower, state.head.seq, state.head.hash);
     db.prepare('DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)').run(snapshotsKeptMax);
     db.exec('COMMIT');
     return { written: inserted.changes === 1, bytes: text.length };

@@ -2,10 +2,10 @@ import Database from 'better-sqlite3';
 import { genesisHash, type LedgerEvent } from '../../domain/events';
 import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
-import type { SharedEventStore, SnapshotEventStore } from '../eventStore';
+import type { EventHashSource, SharedEventStore, SnapshotEventStore } from '../eventStore';
 import { isMemoryPath, openConnection, type SqliteSynchronous } from './sqliteConnection';
 import { eventOfBody, rowOf } from './sqliteRows';
-import { latestSnapshotInfo, readLatestSnapshot, snapshotGap, writeSnapshot } from './sqliteSnapshots';
+import { latestSnapshotInfo, readLatestSnapshot, readSnapshotFollowerText, snapshotGap, writeSnapshot } from './sqliteSnapshots';
 import { systemDeps, WriteLock } from './sqliteWriteLock';
 import { fileJournal, memoryJournal, type JournaledStore, type SettlementJournal } from '../settlementJournal';
 
@@ -35,7 +35,7 @@ export interface SqliteStoreOptions {
 }
 
 /** The durable, shared event store (docs/storage.md). */
-export interface SqliteEventStore extends SharedEventStore, SnapshotEventStore, JournaledStore {
+export interface SqliteEventStore extends SharedEventStore, SnapshotEventStore, JournaledStore, EventHashSource {
   readonly path: string;
   /** Whether appends are impossible (opened read-only, or the file is not writable). */
   readonly readonly: boolean;
@@ -57,6 +57,7 @@ class SqliteStore implements SqliteEventStore {
   private readonly insert: Database.Statement;
   private readonly hashAt: Database.Statement;
   private readonly bodiesAfter: Database.Statement;
+  private readonly hashesBetween: Database.Statement;
   private readonly writeLock: WriteLock;
   /** The last SQLITE_BUSY from a failed BEGIN IMMEDIATE: what the caller sees when the wait runs out. */
   private lastBusy: unknown;
@@ -80,6 +81,7 @@ class SqliteStore implements SqliteEventStore {
     );
     this.hashAt = this.db.prepare('SELECT hash FROM events WHERE seq = ?').pluck();
     this.bodiesAfter = this.db.prepare('SELECT body FROM events WHERE seq > ? ORDER BY seq').pluck();
+    this.hashesBetween = this.db.prepare('SELECT hash FROM events WHERE seq > ? AND seq <= ? ORDER BY seq').pluck();
     ({ seq: this.lastSnapshotSeq, bytes: this.lastSnapshotBytes } = latestSnapshotInfo(this.db));
     this.writeLock = new WriteLock(options.busyTimeoutMs, { ...systemDeps, tryBegin: () => this.tryBegin() });
   }
@@ -91,6 +93,14 @@ class SqliteStore implements SqliteEventStore {
   *loadAfter(afterSeq: number): Iterable<LedgerEvent> {
     // Streams row by row (one read transaction), so a long log is never held in memory here.
     for (const body of this.bodiesAfter.iterate(afterSeq)) yield eventOfBody(body as string);
+  }
+
+  *eventHashes(afterSeq: number, throughSeq: number): Iterable<string> {
+    for (const hash of this.hashesBetween.iterate(afterSeq, throughSeq)) yield hash as string;
+  }
+
+  snapshotFollowerText(seq: number): string | undefined {
+    return readSnapshotFollowerText(this.db, seq);
   }
 
   readAfter(afterSeq: number): readonly LedgerEvent[] {
@@ -125,7 +135,7 @@ class SqliteStore implements SqliteEventStore {
     return state;
   }
 
-  offerSnapshot(state: LedgerState): void {
+  offerSnapshot(state: LedgerState, followerText?: () => string): void {
     const every = this.options.snapshotEvery;
     if (this.readonly || this.closed || every === 0 || this.db.inTransaction) return;
     if (state.head.seq - this.lastSnapshotSeq < snapshotGap(every, this.lastSnapshotBytes)) return;
@@ -134,7 +144,7 @@ class SqliteStore implements SqliteEventStore {
       const newest = latestSnapshotInfo(this.db);
       if (state.head.seq - newest.seq >= snapshotGap(every, newest.bytes)) {
         const begin = (): void => this.beginImmediate(Math.min(snapshotBusyTimeoutMs, this.options.busyTimeoutMs));
-        this.lastSnapshotBytes = writeSnapshot(this.db, state, begin).bytes;
+        this.lastSnapshotBytes = writeSnapshot(this.db, state, begin, followerText).bytes;
         this.writeLock.released(false);
       } else this.lastSnapshotBytes = newest.bytes;
     } catch {

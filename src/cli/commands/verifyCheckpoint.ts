@@ -1,0 +1,26 @@
+import { checkLogAgainstCheckpoint, nodeCrypto, parseVerifierKey } from '../../transparency';
+import { CliFailure, keyArgument, logHashes, readText } from './logHashes';
+import type { CliIo } from './verify';
+
+/**
+ * The checkpoint part of `atc verify <log> --checkpoint <file> --vkey <key|@file>`: exit 0 when the
+ * log is the checkpoint's log or an extension of it, 1 when it was truncated, rolled back, forked or
+ * rewritten after that checkpoint (or the checkpoint does not verify), 2 for unreadable input.
+ */
+export function verifyAgainstCheckpoint(path: string, checkpointFile: string, vkey: string, io: CliIo): number {
+  try {
+    const key = parseVerifierKey(nodeCrypto, keyArgument(vkey, 'verifier key'));
+    if (!key.ok) throw new CliFailure(2, `verifier key: ${key.message}`);
+    const result = checkLogAgainstCheckpoint(nodeCrypto, logHashes(path), readText(checkpointFile, 'checkpoint'), key.key);
+    if (!result.ok) {
+      io.err(`NOT CONSISTENT WITH CHECKPOINT ${checkpointFile}: ${result.message}`);
+      return 1;
+    }
+    io.out(`  checked  checkpoint ${checkpointFile}: signed by ${key.key.name}; the log's tree at size ${result.size} has its root (the log has ${result.logSize} events: ${result.logSize === result.size ? 'the same log' : 'an extension of it'})`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof CliFailure)) throw error;
+    io.err(`atc verify: ${error.message}`);
+    return error.exitCode;
+  }
+}
