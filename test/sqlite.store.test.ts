@@ -34,6 +34,7 @@ describe('opening a file', () => {
     expect(rows.map((r) => [r.id, r.name])).toEqual([
       [1, 'events'],
       [2, 'snapshots'],
+      [3, 'snapshot_follower'],
     ]);
     expect(rows[0]?.sha256).toBe(sha256Hex(readFileSync(path.join(migrationsDir, '0001_events.sql'), 'utf8')));
   });
@@ -51,9 +52,9 @@ describe('opening a file', () => {
     const file = tmp.file('newer.sqlite');
     const newer = tmp.file('newer-migrations');
     cpSync(migrationsDir, newer, { recursive: true });
-    writeFileSync(path.join(newer, '0003_future.sql'), 'CREATE TABLE future (x INTEGER);');
+    writeFileSync(path.join(newer, '0004_future.sql'), 'CREATE TABLE future (x INTEGER);');
     sqliteStore({ path: file, migrationsDir: newer }).close();
-    expect(() => sqliteStore({ path: file })).toThrow(/migration 3 \(future\).*does not know/);
+    expect(() => sqliteStore({ path: file })).toThrow(/migration 4 \(future\).*does not know/);
   });
 
   // SQLite ignores a pragma it cannot apply instead of failing, and better-sqlite3's WAL default is
