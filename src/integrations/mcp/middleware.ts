@@ -96,7 +96,19 @@ export function ledgerMcpTools(server: McpServer, ledger: Ledger, options: Ledge
         run: (args, ctx) => {
           const extra = requestExtra.getStore();
           if (extra === undefined) throw new Error('a guarded MCP tool runs only through its McpServer');
-          return run(args as never, { signal: ctx.signal, callId: ctx.callId, grantId: ctx.grantId, extra });
+          // The ledger's context (signal, ids, checked resource helpers) plus the MCP request's extra.
+          const mcpCtx: McpToolContext = {
+            get signal() { return ctx.signal; },
+            callId: ctx.callId,
+            grantId: ctx.grantId,
+            extra,
+            open: (path, flags) => ctx.open(path, flags),
+            readdir: (path) => ctx.readdir(path),
+            writeFile: (path, data) => ctx.writeFile(path, data),
+            rename: (from, to) => ctx.rename(from, to),
+            fetch: (url, init) => ctx.fetch(url, init),
+          };
+          return run(args as never, mcpCtx);
         },
       });
       tools.set(name, {
