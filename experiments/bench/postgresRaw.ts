@@ -1,18 +1,8 @@
 import type { Pool } from 'pg';
+import type { EventRow } from '../../src/stores/sqlite/sqliteRows';
 
 /** One stored row's columns, as the ledger writes them (seq is left to the raw table's identity). */
-export interface RawRow {
-  readonly type: string;
-  readonly at: number;
-  readonly grant_id: string | null;
-  readonly tool: string | null;
-  readonly call_id: string | null;
-  readonly reason: string | null;
-  readonly input_bytes: number | null;
-  readonly hash: string;
-  readonly prev_hash: string;
-  readonly body: string;
-}
+export type RawRow = Omit<EventRow, 'seq'>;
 
 /** The baseline's table: the events table's columns and index, with no trigger, chain or lock. */
 export function rawTableSql(table: string): string {

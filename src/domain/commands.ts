@@ -55,11 +55,16 @@ export interface SettleCommand {
 
 /** A well-formed attenuation request: each field narrows the parent's; an absent one keeps it. */
 export interface Narrowing {
+  /** A subset of the parent's tools. */
   readonly tools?: readonly string[];
+  /** More narrowing per tool (no `pattern`/`patternProperties`); a call must pass every ancestor's too. */
   readonly args?: { readonly [tool: string]: JsonObject };
+  /** Each covered by one of the parent's scopes. */
   readonly resources?: readonly string[];
+  /** Inside the parent's window. */
   readonly notBefore?: number;
   readonly expiresAt?: number;
+  /** Each at most what the parent (and every ancestor) has left now. */
   readonly budget?: { readonly calls?: number; readonly inputBytes?: number };
 }
 

@@ -2,6 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Observable } from 'rxjs';
 import type { DecisionEvent, LedgerEvent, ResourceTemplates } from '../domain/events';
 import type { JsonObject } from '../domain/json';
+import type { Narrowing } from '../domain/commands';
 import type { AttenuationRejectReason, RevocationRejectReason } from '../domain/delegationReasons';
 import type { RejectReason } from '../domain/reasons';
 import type { InFlightCall, LedgerState } from '../domain/state';
@@ -96,22 +97,11 @@ export interface Usage {
 }
 
 /**
- * An agent's request to carve a child grant out of its own (`ledger.attenuate`). Every field narrows
- * the parent's; an absent one keeps the parent's (the budget: what the parent has left now).
+ * An agent's request to carve a child grant out of its own (`ledger.attenuate`): the decider's
+ * `Narrowing` (src/domain/commands.ts documents each field). Every field narrows the parent's; an
+ * absent one keeps the parent's (the budget: what the parent has left now).
  */
-export interface AttenuationRequest {
-  /** A subset of the parent's tools. */
-  readonly tools?: readonly string[];
-  /** More narrowing per tool (no `pattern`/`patternProperties`); a call must pass every ancestor's too. */
-  readonly args?: { readonly [tool: string]: JsonObject };
-  /** Each covered by one of the parent's scopes. */
-  readonly resources?: readonly string[];
-  /** Inside the parent's window. */
-  readonly notBefore?: number;
-  readonly expiresAt?: number;
-  /** Each at most what the parent (and every ancestor) has left now. */
-  readonly budget?: { readonly calls?: number; readonly inputBytes?: number };
-}
+export type AttenuationRequest = Narrowing;
 
 export type AttenuateOutcome =
   | { readonly status: 'issued'; readonly grantId: string; readonly token: string; readonly parentGrantId: string }
