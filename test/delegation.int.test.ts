@@ -1,4 +1,5 @@
-import { limits, replay, verify, type Ledger } from '../src';
+import { limits, openLedger, replay, verify, type Ledger, type LedgerEvent } from '../src';
+import { AsyncMemoryStore } from './support/asyncMemoryStore';
 import { manualClock, notesLedger } from './support/fixtures';
 
 const minute = 60_000;
@@ -310,5 +311,33 @@ describe('replay and verify', () => {
     expect(replay(ledger.events())).toEqual(ledger.state());
     expect(verify(ledger.events())).toEqual({ ok: true, checked: ledger.events().length, problems: [] });
     await ledger.close();
+  });
+});
+
+describe('with an asynchronous store (openLedger), shared by two ledgers', () => {
+  it('attenuates, charges the chain and cascades a revocation across both ledgers', async () => {
+    const log: LedgerEvent[] = [];
+    const open = async () => {
+      const l = await openLedger({ store: new AsyncMemoryStore(log) });
+      await l.registerTool({ name: 'work', inputSchema: { type: 'object', properties: {} }, run: () => 'ok' });
+      return l;
+    };
+    const a = await open();
+    const b = await open();
+    const root = await a.issue({ tools: ['work'], expiresAt: Date.now() + minute, budget: { calls: 3, inputBytes: 100 } });
+    const c = await b.attenuate(root.token, { budget: { calls: 2 } });
+    expect(c).toMatchObject({ status: 'issued', parentGrantId: root.grantId });
+    if (c.status !== 'issued') return;
+    expect(await a.invoke(c.token, 'work', {})).toMatchObject({ status: 'completed' });
+    expect(await b.invoke(root.token, 'work', {})).toMatchObject({ status: 'completed' });
+    expect(await b.invoke(c.token, 'work', {})).toMatchObject({ status: 'completed' });
+    // root 3/3, child 2/2: a call on either is refused, whichever ledger decides it.
+    expect(await a.invoke(root.token, 'work', {})).toMatchObject({ reason: 'call_budget_exhausted' });
+    expect(b.usage(root.grantId).calls).toEqual({ limit: 3, used: 3 });
+    await a.revoke(root.grantId);
+    expect(await b.invoke(c.token, 'work', {})).toMatchObject({ reason: 'revoked' });
+    expect(verify(log)).toMatchObject({ ok: true });
+    await a.close();
+    await b.close();
   });
 });
