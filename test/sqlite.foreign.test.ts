@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { canonicalJson, createLedger, LedgerError, sealEvent, sqliteStore, type Ledger, type LedgerEvent } from '../src';
-import { rowOf } from '../src/stores/sqlite/sqliteRows';
+import { rowOf } from '../src/stores/shared/eventRows';
 import { sqliteTempDir } from './support/sqliteFiles';
 
 // Another writer sharing the file appends events between two of this ledger's admissions. The ledger

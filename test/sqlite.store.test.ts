@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createLedger, LedgerError, sealEvent, genesisHash, sqliteStore, sha256Hex, verify, type LedgerEvent } from '../src';
-import { packageRoot } from '../src/stores/sqlite/sqliteMigrations';
+import { packageRoot } from '../src/stores/shared/migrationFiles';
 import { notesLedger } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
 

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { EventRow } from '../../src/stores/sqlite/sqliteRows';
+import type { EventRow } from '../../src/stores/shared/eventRows';
 
 /** One stored row's columns, as the ledger writes them (seq is left to the raw table's identity). */
 export type RawRow = Omit<EventRow, 'seq'>;

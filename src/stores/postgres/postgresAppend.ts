@@ -1,7 +1,7 @@
 import { escapeLiteral } from 'pg';
 import type { LedgerEvent } from '../../domain/events';
 import { LedgerError } from '../../errors';
-import { rowOf } from '../sqlite/sqliteRows';
+import { rowOf } from '../shared/eventRows';
 
 /** The batch's columns as arrays: one INSERT … SELECT FROM unnest(…) appends the whole batch. */
 export function insertBatchQuery(eventsTable: string, events: readonly LedgerEvent[]): { readonly text: string; readonly values: unknown[][] } {

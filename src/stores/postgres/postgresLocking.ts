@@ -1,5 +1,5 @@
 import type { LedgerEvent } from '../../domain/events';
-import { eventOfBody } from '../sqlite/sqliteRows';
+import { eventOfBody } from '../shared/eventRows';
 import { insertBatchStatement } from './postgresAppend';
 import type { HeldClient } from './postgresPool';
 import { intLiteral } from './postgresSql';

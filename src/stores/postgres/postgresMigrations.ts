@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { LedgerError } from '../../errors';
-import { packageRoot, readMigrations, type Migration } from '../sqlite/sqliteMigrations';
+import { packageRoot, readMigrations, type Migration } from '../shared/migrationFiles';
 import type { HeldClient } from './postgresPool';
 import { quoteIdent } from './postgresSql';
 

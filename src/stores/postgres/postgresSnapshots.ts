@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../domain/chain';
 import type { LedgerState } from '../../domain/state';
-import { snapshotGap, snapshotsKeptMax } from '../sqlite/sqliteSnapshots';
-import { freezeDeep } from '../sqlite/sqliteRows';
+import { snapshotGap, snapshotsKeptMax } from '../shared/snapshotPolicy';
+import { freezeDeep } from '../shared/eventRows';
 import type { PostgresTables } from './postgresLocking';
 import type { HeldClient, PostgresPool } from './postgresPool';
 

@@ -3,7 +3,7 @@ import type { LedgerEvent } from '../../domain/events';
 import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
 import type { AsyncEventStore } from '../eventStore';
-import { eventOfBody } from '../sqlite/sqliteRows';
+import { eventOfBody } from '../shared/eventRows';
 import { checkContinues } from './postgresAppend';
 import { isRetryable, postgresFailure } from './postgresErrors';
 import { appendAndCommit, beginLocked, type LockProtocol, type PostgresTables } from './postgresLocking';

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { LedgerError } from '../../errors';
-import { defaultMigrationsDir, migrate, readMigrations } from './sqliteMigrations';
+import { readMigrations } from '../shared/migrationFiles';
+import { defaultMigrationsDir, migrate } from './sqliteMigrations';
 import { defaultReadonlyCopyMaxBytes, isCannotOpenInPlace, openReadonlyCopy } from './sqliteReadonlyCopy';
 
 export type SqliteSynchronous = 'FULL' | 'EXTRA';

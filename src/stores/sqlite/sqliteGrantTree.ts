@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { LedgerEvent } from '../../domain/events';
 import { initialState, type LedgerState } from '../../domain/state';
 import { TransientState } from '../../domain/transientState';
-import { eventOfBody } from './sqliteRows';
+import { eventOfBody } from '../shared/eventRows';
 
 /**
  * The state of a stored log (a fold of its events, read in seq order) and its grant ids in issue

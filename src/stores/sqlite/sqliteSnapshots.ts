@@ -1,10 +1,8 @@
 import type Database from 'better-sqlite3';
 import { sha256Hex } from '../../domain/chain';
 import type { LedgerState } from '../../domain/state';
-import { freezeDeep } from './sqliteRows';
-
-/** Snapshots kept in the file; older ones are deleted when a new one is written. */
-export const snapshotsKeptMax = 2;
+import { freezeDeep } from '../shared/eventRows';
+import { snapshotsKeptMax } from '../shared/snapshotPolicy';
 
 interface SnapshotRow {
   seq: number;
@@ -60,14 +58,6 @@ export function latestSnapshotInfo(db: Database.Database): { readonly seq: numbe
   return row ?? { seq: 0, bytes: 0 };
 }
 
-/**
- * Events between snapshots: at least `every`, more for big states, so that serializing, hashing and
- * writing a snapshot (~10 ns per byte) stays a few percent of the cost of the events between two.
- */
-export function snapshotGap(every: number, stateBytes: number): number {
-  return Math.max(every, Math.ceil(stateBytes / snapshotBytesPerEvent));
-}
-const snapshotBytesPerEvent = 256;
 
 /**
  * Writes the state at its head as a snapshot, in its own short transaction, only if the stored event

@@ -4,8 +4,9 @@ import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
 import type { EventHashSource, SharedEventStore, SnapshotEventStore } from '../eventStore';
 import { isMemoryPath, openConnection, type SqliteSynchronous } from './sqliteConnection';
-import { eventOfBody, rowOf } from './sqliteRows';
-import { latestSnapshotInfo, readLatestSnapshot, readSnapshotFollowerText, snapshotGap, writeSnapshot } from './sqliteSnapshots';
+import { eventOfBody, rowOf } from '../shared/eventRows';
+import { snapshotGap } from '../shared/snapshotPolicy';
+import { latestSnapshotInfo, readLatestSnapshot, readSnapshotFollowerText, writeSnapshot } from './sqliteSnapshots';
 import { systemDeps, WriteLock } from './sqliteWriteLock';
 import { fileJournal, memoryJournal, type JournaledStore, type SettlementJournal } from '../settlementJournal';
 

@@ -6,7 +6,7 @@ import { evolve } from '../../domain/evolve';
 import { initialState, type LedgerState } from '../../domain/state';
 import { verify } from '../../verification/verify';
 import { openLogFile } from './sqliteConnection';
-import { columnMismatch, eventColumns, type EventRow } from './sqliteRows';
+import { columnMismatch, eventColumns, type EventRow } from '../shared/eventRows';
 
 /** Where verification reports: one line per call. `tty`, when given, gets a redrawn progress bar. */
 export interface SqliteVerifyIo {
