@@ -13,6 +13,7 @@ export { attenuationRejectReasons, revocationRejectReasons, delegationRejectMess
 export { chainAuthority, ancestorRecords, isDescendant } from './domain/grantChain';
 export { rejectReasons, rejectMessage, isRejectReason, type RejectReason, type ArgumentCheck, type ResourceCheck } from './domain/reasons';
 export type { LedgerEvent, EventPayload, EventType, EventOf, DecisionEvent, GrantScope, Amounts, ResourceTemplates } from './domain/events';
+export type { GrantBudget, MeterAmounts, RateLimit, Reservation } from './domain/events';
 export { genesisHash } from './domain/events';
 export type { JsonValue, JsonObject } from './domain/json';
 export { eventHash, sealEvent, sha256Hex } from './domain/chain';
@@ -20,6 +21,7 @@ export { canonicalJson } from './domain/canonicalJson';
 export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } from './domain/resources';
 export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
 export { limits } from './domain/limits';
+export { meterNamePattern } from './domain/limits';
 export { visibleTools, type VisibleTool } from './domain/visibleTools';
 export { grantTree, type GrantTreeNode, type GrantStatus } from './domain/grantTree';
 export { memoryStore } from './stores/memoryStore';

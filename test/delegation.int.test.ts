@@ -79,8 +79,10 @@ describe('attenuate', () => {
     ['a negative budget', { budget: { calls: -1 } }],
     ['a fractional budget', { budget: { inputBytes: 1.5 } }],
     ['expiresAt before notBefore', { notBefore: 1_700_000_000_000 + 5 * minute, expiresAt: 1_700_000_000_000 + minute }],
-    ['a meter budget (not supported yet)', { budget: { meters: { usd_micros: 1 } } }],
-    ['a rate window (not supported yet)', { budget: { rate: { calls: 1, windowMs: 1000 } } }],
+    ['a malformed meter budget', { budget: { meters: { usd_micros: 1.5 } } }],
+    ['a malformed meter name', { budget: { meters: { 'USD micros': 1 } } }],
+    ['a rate window without windowMs', { budget: { rate: { calls: 1 } } }],
+    ['a rate window of 0 calls', { budget: { rate: { calls: 0, windowMs: 1000 } } }],
     ['a call timeout (not supported yet)', { callTimeoutMs: 1000 }],
   ])('refuses %s as attenuation_invalid, logged once, without throwing', async (_what, request) => {
     const { ledger, root } = await rooted();

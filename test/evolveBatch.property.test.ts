@@ -11,24 +11,40 @@ const grantIds = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7'];
 const callIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'k1618', 'k18559', 'k22280'];
 
 type Op =
-  | { kind: 'issue'; grant: number; calls: number }
+  | { kind: 'issue'; grant: number; calls: number; meters?: number; rate?: { calls: number; windowMs: number } }
   | { kind: 'revoke'; grant: number }
-  | { kind: 'admit'; grant: number; call: number; bytes: number }
-  | { kind: 'settle'; call: number; completed: boolean; refund: boolean }
-  | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean }
+  | { kind: 'admit'; grant: number; call: number; bytes: number; cost?: number }
+  | { kind: 'settle'; call: number; completed: boolean; refund: boolean; report?: number }
+  | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean; meters?: number }
   | { kind: 'revokeDelegation'; by: number; grant: number }
   | { kind: 'hop'; call: number; allowed: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5) }) },
+  // Meters and rate windows (issue 12) are optional keys: logs mix plain and metered grants and calls.
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5), meters: fc.nat(50), rate: fc.record({ calls: fc.integer({ min: 1, max: 3 }), windowMs: fc.integer({ min: 1, max: 5 }) }) },
+      { requiredKeys: ['kind', 'grant', 'calls'] },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), grant: fc.nat(3) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('admit' as const), grant: fc.nat(8), call: fc.nat(callIds.length - 1), bytes: fc.nat(40) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('admit' as const), grant: fc.nat(8), call: fc.nat(callIds.length - 1), bytes: fc.nat(40), cost: fc.nat(30) }, { requiredKeys: ['kind', 'grant', 'call', 'bytes'] }),
+  },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('attenuate' as const), parent: fc.nat(8), child: fc.integer({ min: 4, max: 7 }), calls: fc.option(fc.nat(7), { nil: undefined }), invalid: fc.boolean() }),
+    arbitrary: fc.record(
+      { kind: fc.constant('attenuate' as const), parent: fc.nat(8), child: fc.integer({ min: 4, max: 7 }), calls: fc.option(fc.nat(7), { nil: undefined }), invalid: fc.boolean(), meters: fc.nat(60) },
+      { requiredKeys: ['kind', 'parent', 'child', 'calls', 'invalid'] },
+    ),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revokeDelegation' as const), by: fc.nat(8), grant: fc.nat(8) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean(), report: fc.nat(40) }, { requiredKeys: ['kind', 'call', 'completed', 'refund'] }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hop' as const), call: fc.nat(callIds.length - 1), allowed: fc.boolean() }) },
 );
 
@@ -40,15 +56,32 @@ function command(op: Op, at: number, n: number): Command {
         at,
         grantId: grantIds[op.grant] as string,
         tokenDigest: String(op.grant).padStart(64, 'a'),
-        scope: { tools: ['t'], args: {}, resources: ['http:/example.com:80/'], notBefore: T0, expiresAt: T0 + 1e9, budget: { calls: op.calls, inputBytes: 100 } },
+        scope: {
+          tools: ['t'],
+          args: {},
+          resources: ['http:/example.com:80/'],
+          notBefore: T0,
+          expiresAt: T0 + 1e9,
+          budget: { calls: op.calls, inputBytes: 100, ...(op.meters !== undefined ? { meters: { usd: op.meters } } : {}), ...(op.rate !== undefined ? { rate: op.rate } : {}) },
+        },
       };
     case 'revoke':
       return { type: 'revoke', at, grantId: grantIds[op.grant] as string, abortInFlight: false };
     case 'admit':
       // Call ids repeat across the run (settled calls free theirs); `n` keeps rejected ones distinct in the log.
-      return { type: 'admit', at, callId: callIds[op.call] as string, grantId: grantIds[op.grant], tool: 't', inputBytes: op.bytes, argumentCheck: 'ok', resourceCheck: n % 7 === 0 ? 'resource_not_permitted' : 'ok' };
+      return {
+        type: 'admit',
+        at,
+        callId: callIds[op.call] as string,
+        grantId: grantIds[op.grant],
+        tool: 't',
+        inputBytes: op.bytes,
+        argumentCheck: 'ok',
+        resourceCheck: n % 7 === 0 ? 'resource_not_permitted' : 'ok',
+        ...(op.cost !== undefined ? { cost: { usd: op.cost } } : {}),
+      };
     case 'settle':
-      return { type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund };
+      return { type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund, ...(op.report !== undefined ? { report: { usd: op.report } } : {}) };
     case 'attenuate':
       // A child's calls may be more than its parent has left (refused as widening); some requests are malformed.
       return {
@@ -57,7 +90,10 @@ function command(op: Op, at: number, n: number): Command {
         parentGrantId: grantIds[op.parent],
         grantId: grantIds[op.child] as string,
         tokenDigest: String(op.child).padStart(64, 'a'),
-        request: op.invalid && n % 3 === 0 ? { kind: 'invalid' } : { kind: 'narrowing', narrowing: op.calls === undefined ? {} : { budget: { calls: op.calls } } },
+        request:
+          op.invalid && n % 3 === 0
+            ? { kind: 'invalid' }
+            : { kind: 'narrowing', narrowing: op.calls === undefined && op.meters === undefined ? {} : { budget: { ...(op.calls !== undefined ? { calls: op.calls } : {}), ...(op.meters !== undefined ? { meters: { usd: op.meters } } : {}) } } },
       };
     case 'revokeDelegation':
       return { type: 'revokeDelegation', at, byGrantId: grantIds[op.by], grantId: grantIds[op.grant], abortInFlight: n % 2 === 0 };
@@ -105,6 +141,22 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
     expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
   });
 
+
+  it('covers metered admissions and settlements, meter refusals and rate refusals (issue 12)', () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => {
+        for (const e of logOf(ops)) {
+          if (e.type === 'call.admitted' && e.reserved.meters !== undefined) seen.add('metered admission');
+          if ((e.type === 'call.completed' || e.type === 'call.failed') && e.charged !== undefined) seen.add(`metered ${e.type}`);
+          if ((e.type === 'call.completed' || e.type === 'call.failed') && e.overrun === true) seen.add('overrun');
+          if (e.type === 'call.rejected' && (e.reason === 'meter_budget_exhausted' || e.reason === 'rate_limited')) seen.add(e.reason);
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+    expect([...seen].sort()).toEqual(['meter_budget_exhausted', 'metered admission', 'metered call.completed', 'metered call.failed', 'overrun', 'rate_limited']);
+  });
 
   it('deep-equals the fold of evolve one event at a time, leaves its input untouched and returns a frozen state', () => {
     fc.assert(

@@ -1,4 +1,4 @@
-import type { Amounts, GrantScope, ResourceTemplates } from './events';
+import type { Amounts, GrantScope, MeterAmounts, RateLimit, ResourceTemplates } from './events';
 import type { JsonObject } from './json';
 import type { ArgumentCheck, ResourceCheck } from './reasons';
 
@@ -41,6 +41,11 @@ export interface AdmitCommand {
   readonly inputBytes: number | undefined;
   readonly argumentCheck: ArgumentCheck;
   readonly resourceCheck: ResourceCheck;
+  /**
+   * What the tool's `cost(args)` declared (evaluated by the shell once the argument and resource
+   * checks passed); undefined when the tool has no cost, it was not evaluated, or it named no meter.
+   */
+  readonly cost?: MeterAmounts;
 }
 export interface SettleCommand {
   readonly type: 'settle';
@@ -51,6 +56,13 @@ export interface SettleCommand {
   readonly refund: boolean;
   /** The caller cancelled the call: a failure is logged with `cancelled: true`. */
   readonly cancelled?: boolean;
+  /** The tool's last `ctx.report(usage)`, when it made one (clamped to the reservation by `decide`). */
+  readonly report?: MeterAmounts;
+  /**
+   * Only when `verify` re-decides a logged settlement: the log says the report overran (the report
+   * itself is not logged, only its clamped charge).
+   */
+  readonly overrunLogged?: boolean;
 }
 
 /** A well-formed attenuation request: each field narrows the parent's; an absent one keeps it. */
@@ -64,8 +76,12 @@ export interface Narrowing {
   /** Inside the parent's window. */
   readonly notBefore?: number;
   readonly expiresAt?: number;
-  /** Each at most what the parent (and every ancestor) has left now. */
-  readonly budget?: { readonly calls?: number; readonly inputBytes?: number };
+  /**
+   * Each at most what the parent (and every ancestor) has left now. `meters`: each at most what the
+   * chain has left of it (a meter no ancestor caps is the child's own cap); meters not named keep the
+   * chain's left. `rate`: the child's own extra window (its ancestors' always apply).
+   */
+  readonly budget?: { readonly calls?: number; readonly inputBytes?: number; readonly meters?: MeterAmounts; readonly rate?: RateLimit };
 }
 
 /**

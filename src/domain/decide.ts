@@ -1,11 +1,13 @@
 import { canonicalJson } from './canonicalJson';
 import type { AdmitCommand, Command, HopCommand, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand } from './commands';
-import type { CallRejectedPayload } from './events';
+import type { CallRejectedPayload, MeterAmounts, Reservation } from './events';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { chainAuthority } from './grantChain';
 import { hopDecision } from './fetchHop';
 import { grantScopeProblem, resourceTemplatesProblem } from './grantSpec';
+import { exhaustedMeter, settlementCharge } from './meters';
+import { chainRateWait } from './rateWindow';
 import { toolNamePattern } from './limits';
 import type { RejectReason } from './reasons';
 import { shardGet } from './shardedMap';
@@ -44,7 +46,16 @@ function budgetReason(grant: GrantRecord, ancestors: readonly GrantRecord[], inp
   return undefined;
 }
 
-function admissionReason(state: LedgerState, command: AdmitCommand): { reason: RejectReason | undefined; grant?: GrantRecord } {
+interface Verdict {
+  readonly reason: RejectReason | undefined;
+  readonly grant?: GrantRecord;
+  /** On `meter_budget_exhausted`. */
+  readonly meter?: string;
+  /** On `rate_limited`. */
+  readonly retryAfterMs?: number;
+}
+
+function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
   const authority = checkAuthority(state, command.grantId, command.tool, command.at);
   if (!authority.ok) return { reason: authority.reason, ...(authority.grant ? { grant: authority.grant } : {}) };
   const grant = authority.grant;
@@ -52,13 +63,26 @@ function admissionReason(state: LedgerState, command: AdmitCommand): { reason: R
     return { reason: command.argumentCheck === 'ok' ? 'invalid_arguments' : command.argumentCheck, grant };
   }
   if (command.resourceCheck !== 'ok') return { reason: command.resourceCheck, grant };
-  return { reason: budgetReason(grant, authority.ancestors, command.inputBytes), grant };
+  const budget = budgetReason(grant, authority.ancestors, command.inputBytes);
+  if (budget !== undefined) return { reason: budget, grant };
+  // Meters, then rate windows: a budget refusal is permanent, a rate refusal passes with time.
+  if (command.cost !== undefined) {
+    const meter = exhaustedMeter(grant, authority.ancestors, command.cost);
+    if (meter !== undefined) return { reason: 'meter_budget_exhausted', grant, meter };
+  }
+  if (grant.admissions !== undefined || grant.ancestors !== undefined) {
+    const wait = chainRateWait(grant, authority.ancestors, command.at);
+    if (wait > 0) return { reason: 'rate_limited', grant, retryAfterMs: wait };
+  }
+  return { reason: undefined, grant };
 }
 
 function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
-  const { reason, grant } = admissionReason(state, command);
+  const verdict = admissionReason(state, command);
+  const { reason, grant } = verdict;
+  const cost: MeterAmounts | undefined = command.cost;
   if (reason === undefined && grant !== undefined && command.inputBytes !== undefined) {
-    const reserved = { calls: 1, inputBytes: command.inputBytes };
+    const reserved: Reservation = cost === undefined ? { calls: 1, inputBytes: command.inputBytes } : { calls: 1, inputBytes: command.inputBytes, meters: cost };
     // A child's call names its ancestors (root first): the event says which grants it is reserved on.
     if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
       return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors });
@@ -72,6 +96,9 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
     tool: command.tool,
     reason: reason ?? 'invalid_arguments',
     ...(command.inputBytes !== undefined ? { inputBytes: command.inputBytes } : {}),
+    ...(cost !== undefined && grant !== undefined ? { cost } : {}),
+    ...(verdict.meter !== undefined ? { meter: verdict.meter } : {}),
+    ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}),
   };
   return emit(rejected);
 }
@@ -117,11 +144,26 @@ function decideRevoke(state: LedgerState, command: RevokeCommand): Decision {
 function decideSettle(state: LedgerState, command: SettleCommand): Decision {
   const call = shardGet(state.inFlight, command.callId);
   if (call === undefined) return refuse('unknown_call', 'no call in flight has that id');
+  if (call.reserved.meters !== undefined) return decideMeteredSettle(call.callId, call.grantId, call.tool, call.reserved.meters, call.reserved, command);
   // Literals rather than a spread of shared fields: this runs for every settled call (and in verify).
   if (command.outcome === 'completed') return emit({ type: 'call.completed', callId: call.callId, grantId: call.grantId, tool: call.tool });
   const refunded = command.refund ? call.reserved : { calls: 0, inputBytes: 0 };
   if (command.cancelled === true) return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded, cancelled: true });
   return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded });
+}
+
+/**
+ * Settles a call that reserved meters (two-phase: post the real amount, release the rest): the
+ * report clamped to the reservation per meter, the whole reservation without one, nothing on a
+ * refund; `overrun` when the report asked for more (the ledger never charges beyond a reservation).
+ */
+function decideMeteredSettle(callId: string, grantId: string, tool: string, meters: MeterAmounts, reserved: Reservation, command: SettleCommand): Decision {
+  const refund = command.outcome === 'failed' && command.refund;
+  const { charged, overrun } = settlementCharge(meters, command.report, refund);
+  const flagged = overrun || command.overrunLogged === true ? { overrun: true as const } : {};
+  if (command.outcome === 'completed') return emit({ type: 'call.completed', callId, grantId, tool, charged, ...flagged });
+  const refunded = refund ? { calls: reserved.calls, inputBytes: reserved.inputBytes } : { calls: 0, inputBytes: 0 };
+  return emit({ type: 'call.failed', callId, grantId, tool, refunded, ...(command.cancelled === true ? { cancelled: true as const } : {}), charged, ...flagged });
 }
 
 /** A hop of a running call's fetch, checked against that call's grant (see fetchHop.ts). */

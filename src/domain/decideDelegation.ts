@@ -1,10 +1,11 @@
-import type { AttenuateCommand, RevokeDelegationCommand } from './commands';
+import type { AttenuateCommand, Narrowing, RevokeDelegationCommand } from './commands';
 import { emit, none, refuse, type Decision } from './decision';
 import type { AttenuationRejectReason, RevocationRejectReason } from './delegationReasons';
-import type { Amounts, GrantScope } from './events';
+import type { GrantBudget, GrantScope, MeterAmounts, Reservation } from './events';
 import { chainAuthority, isDescendant } from './grantChain';
 import { grantScopeProblem } from './grantSpec';
 import { limits } from './limits';
+import { meterAmount, metersLeft, namesMeter, sortedMeters } from './meters';
 import { scopeCovers } from './resources';
 import { shardGet } from './shardedMap';
 import type { GrantRecord, LedgerState } from './state';
@@ -18,22 +19,45 @@ function attenuationRejected(reason: AttenuationRejectReason, parentGrantId: str
  * ancestors (each ancestor's `used` already counts the whole subtree's reservations). A child's budget
  * is a cap, not a transfer: its calls are reserved on the parent too when they are made.
  */
-export function budgetLeft(grant: GrantRecord, ancestors: readonly GrantRecord[]): Amounts {
+export function budgetLeft(grant: GrantRecord, ancestors: readonly GrantRecord[]): Reservation {
   let calls = grant.scope.budget.calls - grant.used.calls;
   let inputBytes = grant.scope.budget.inputBytes - grant.used.inputBytes;
   for (const a of ancestors) {
     calls = Math.min(calls, a.scope.budget.calls - a.used.calls);
     inputBytes = Math.min(inputBytes, a.scope.budget.inputBytes - a.used.inputBytes);
   }
-  return { calls: Math.max(0, calls), inputBytes: Math.max(0, inputBytes) };
+  // Meters: per meter some grant of the chain caps (a meter none caps is not limited by the chain).
+  const meters = metersLeft(grant, ancestors);
+  if (meters === undefined) return { calls: Math.max(0, calls), inputBytes: Math.max(0, inputBytes) };
+  return { calls: Math.max(0, calls), inputBytes: Math.max(0, inputBytes), meters };
 }
 
 /** Whether `child` asks for anything `parent` does not have (tools, resources, window, budget). */
-function widens(parent: GrantRecord, left: Amounts, child: GrantScope): boolean {
+function widens(parent: GrantRecord, left: Reservation, child: GrantScope): boolean {
   for (const tool of child.tools) if (!parent.scope.tools.includes(tool)) return true;
   for (const resource of child.resources) if (!parent.scope.resources.some((scope) => scopeCovers(scope, resource))) return true;
   if (child.notBefore < parent.scope.notBefore || child.expiresAt > parent.scope.expiresAt) return true;
-  return child.budget.calls > left.calls || child.budget.inputBytes > left.inputBytes;
+  if (child.budget.calls > left.calls || child.budget.inputBytes > left.inputBytes) return true;
+  const meters = child.budget.meters;
+  if (meters !== undefined) for (const name of Object.keys(meters)) if (namesMeter(left.meters, name) && (meters[name] as number) > meterAmount(left.meters, name)) return true;
+  return false;
+}
+
+/**
+ * A child's budget: what it asks for, defaulting to what the chain has left. Its meters are the
+ * chain's left per meter with the request's own on top (each checked against the left by `widens`;
+ * a meter the chain does not cap is the child's own). Its rate window is only its own (ancestors'
+ * windows always apply to its calls), so none unless it asks for one.
+ */
+function childBudget(requested: NonNullable<Narrowing['budget']> | undefined, left: Reservation): GrantBudget {
+  const calls = requested?.calls ?? left.calls;
+  const inputBytes = requested?.inputBytes ?? left.inputBytes;
+  const meters: MeterAmounts | undefined = requested?.meters === undefined ? left.meters : sortedMeters({ ...(left.meters ?? {}), ...requested.meters });
+  const rate = requested?.rate;
+  if (meters === undefined && rate === undefined) return { calls, inputBytes };
+  if (rate === undefined) return { calls, inputBytes, meters: meters as MeterAmounts };
+  if (meters === undefined) return { calls, inputBytes, rate };
+  return { calls, inputBytes, meters, rate };
 }
 
 /**
@@ -59,7 +83,7 @@ export function decideAttenuate(state: LedgerState, command: AttenuateCommand): 
     resources: n.resources ?? parent.scope.resources,
     notBefore: n.notBefore ?? parent.scope.notBefore,
     expiresAt: n.expiresAt ?? parent.scope.expiresAt,
-    budget: { calls: n.budget?.calls ?? left.calls, inputBytes: n.budget?.inputBytes ?? left.inputBytes },
+    budget: childBudget(n.budget, left),
   };
   if (grantScopeProblem(state, scope) !== undefined) return attenuationRejected('attenuation_invalid', parent.grantId);
   if (authority.ancestors.length + 1 > limits.delegationDepthMax) return attenuationRejected('attenuation_widens', parent.grantId);

@@ -9,6 +9,28 @@ export interface Amounts {
   readonly inputBytes: number;
 }
 
+/** Amounts per named meter (e.g. `{ usd_micros: 1_200 }`): non-negative safe integers, names limits.meterNamePattern. */
+export interface MeterAmounts {
+  readonly [meter: string]: number;
+}
+
+/** At most `calls` admissions in any sliding window of `windowMs` ms ending at a call's time. */
+export interface RateLimit {
+  readonly calls: number;
+  readonly windowMs: number;
+}
+
+/** A grant's budget: calls and input bytes always; named meters and a rate window when the host sets them. */
+export interface GrantBudget extends Amounts {
+  readonly meters?: MeterAmounts;
+  readonly rate?: RateLimit;
+}
+
+/** What a call reserves: one call, its input bytes, and what its tool's `cost(args)` declared (when it has one). */
+export interface Reservation extends Amounts {
+  readonly meters?: MeterAmounts;
+}
+
 /** What a grant allows. Immutable once issued. */
 export interface GrantScope {
   readonly tools: readonly string[];
@@ -18,7 +40,7 @@ export interface GrantScope {
   readonly resources: readonly string[];
   readonly notBefore: number;
   readonly expiresAt: number;
-  readonly budget: Amounts;
+  readonly budget: GrantBudget;
 }
 
 export interface ToolRegisteredPayload {
@@ -39,7 +61,7 @@ export interface GrantIssuedPayload {
    * parent and its ancestors), so the log itself shows, and `verify` re-checks, that the child's
    * budget was within it.
    */
-  readonly parentLeft?: Amounts;
+  readonly parentLeft?: Reservation;
   /**
    * How a shell maps a call's arguments to resources, per tool (e.g. `{ read_file: ['fs:{path}'] }`),
    * recorded so later shells and auditors see them. The decider stores them; it never evaluates them.
@@ -64,7 +86,8 @@ export interface CallAdmittedPayload {
   readonly callId: string;
   readonly grantId: string;
   readonly tool: string;
-  readonly reserved: Amounts;
+  /** `meters` only when the tool's `cost(args)` named any: reserved on every grant of the chain that caps that meter. */
+  readonly reserved: Reservation;
   /**
    * Only on a call of a child grant: its ancestors' ids, root first. The same reservation is made on
    * each of them too (one event for the whole chain).
@@ -81,12 +104,26 @@ export interface CallRejectedPayload {
   readonly reason: RejectReason;
   /** Canonical input bytes of the call, when the arguments were plain JSON. */
   readonly inputBytes?: number;
+  /** What the tool's `cost(args)` declared, when it was evaluated (the checks before budgets passed) and named a meter. */
+  readonly cost?: MeterAmounts;
+  /** On `meter_budget_exhausted`: the first meter (in name order) some grant of the chain could not cover. */
+  readonly meter?: string;
+  /** On `rate_limited`: the least wait (ms, log time) after which the chain's rate windows would admit the call. */
+  readonly retryAfterMs?: number;
 }
 export interface CallCompletedPayload {
   readonly type: 'call.completed';
   readonly callId: string;
   readonly grantId: string;
   readonly tool: string;
+  /**
+   * Only on a call that reserved meters: what is finally charged per reserved meter (the tool's
+   * `ctx.report`, at most the reservation; the whole reservation without one). The rest is released
+   * on the grant and every ancestor.
+   */
+  readonly charged?: MeterAmounts;
+  /** Present (true) when the tool reported more than it reserved (or a meter it did not reserve): it was charged the reservation. */
+  readonly overrun?: true;
 }
 export interface CallFailedPayload {
   readonly type: 'call.failed';
@@ -97,6 +134,9 @@ export interface CallFailedPayload {
   readonly refunded: Amounts;
   /** Present (true) when the caller cancelled the call (`invoke`'s `signal` aborted); absent otherwise. */
   readonly cancelled?: true;
+  /** As on `call.completed`; all zeros when the reservation is refunded. */
+  readonly charged?: MeterAmounts;
+  readonly overrun?: true;
 }
 
 export interface AttenuationRejectedPayload {

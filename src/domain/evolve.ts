@@ -1,20 +1,22 @@
 import type { LedgerEvent } from './events';
-import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withDescendant, withUsage } from './records';
+import type { MeterAmounts } from './events';
+import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
 import { shardGet, shardWith, shardWithout } from './shardedMap';
 import type { LedgerState } from './state';
 
 /**
- * Charges (or, with negative amounts, gives back) a call's amounts on its grant and on every
- * ancestor the grant record names: one path copy per grant in the chain, no scan.
+ * Charges (or, with negative amounts and sign −1, gives back) a call's amounts on its grant and on
+ * every ancestor the grant record names: one path copy per grant in the chain, no scan. `admittedAt`
+ * (an admission) also enters the rate windows along the chain (records.ts, withCallUsage).
  */
-function charged(grants: LedgerState['grants'], grantId: string, calls: number, inputBytes: number): LedgerState['grants'] {
+function charged(grants: LedgerState['grants'], grantId: string, calls: number, inputBytes: number, meters: MeterAmounts | undefined, sign: 1 | -1, admittedAt: number | undefined): LedgerState['grants'] {
   const grant = shardGet(grants, grantId);
   if (grant === undefined) return grants;
-  let next = shardWith(grants, grantId, withUsage(grant, calls, inputBytes));
+  let next = shardWith(grants, grantId, withCallUsage(grant, calls, inputBytes, meters, sign, admittedAt));
   if (grant.ancestors !== undefined) {
     for (const id of grant.ancestors) {
       const ancestor = shardGet(next, id);
-      if (ancestor !== undefined) next = shardWith(next, id, withUsage(ancestor, calls, inputBytes));
+      if (ancestor !== undefined) next = shardWith(next, id, withCallUsage(ancestor, calls, inputBytes, meters, sign, admittedAt));
     }
   }
   return next;
@@ -50,17 +52,25 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       return Object.freeze({ ...state, head, grants: shardWith(state.grants, event.grantId, revokedGrant(grant)) });
     }
     case 'call.admitted': {
-      const grants = charged(state.grants, event.grantId, event.reserved.calls, event.reserved.inputBytes);
+      const grants = charged(state.grants, event.grantId, event.reserved.calls, event.reserved.inputBytes, event.reserved.meters, 1, event.at);
       return Object.freeze({ ...state, head, grants, inFlight: shardWith(state.inFlight, event.callId, inFlightCall(event)) });
     }
     case 'call.rejected':
     case 'fetch.hop':
       return Object.freeze({ ...state, head });
-    case 'call.completed':
-      return Object.freeze({ ...state, head, inFlight: shardWithout(state.inFlight, event.callId) });
+    case 'call.completed': {
+      const inFlight = shardWithout(state.inFlight, event.callId);
+      // A metered call releases what it reserved beyond its charge (two-phase: post the real amount).
+      const release = event.charged === undefined ? undefined : meterRelease(shardGet(state.inFlight, event.callId), event.charged);
+      if (release === undefined) return Object.freeze({ ...state, head, inFlight });
+      return Object.freeze({ ...state, head, grants: charged(state.grants, event.grantId, 0, 0, release, -1, undefined), inFlight });
+    }
     case 'call.failed': {
       const inFlight = shardWithout(state.inFlight, event.callId);
-      const grants = refunds(event) ? charged(state.grants, event.grantId, -event.refunded.calls, -event.refunded.inputBytes) : state.grants;
+      const release = event.charged === undefined ? undefined : meterRelease(shardGet(state.inFlight, event.callId), event.charged);
+      const back = refunds(event);
+      if (!back && release === undefined) return Object.freeze({ ...state, head, inFlight });
+      const grants = charged(state.grants, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
       return Object.freeze({ ...state, head, grants, inFlight });
     }
     case 'attenuation.rejected':

@@ -1,5 +1,6 @@
 import type { GrantScope, ResourceTemplates } from './events';
 import { limits } from './limits';
+import { meterAmountsProblem } from './meters';
 import { isCanonicalScope } from './resources';
 import type { LedgerState } from './state';
 
@@ -44,6 +45,25 @@ export function grantScopeProblem(state: LedgerState, scope: GrantScope): string
   if (scope.budget === null || typeof scope.budget !== 'object') return 'budget must be { calls, inputBytes }';
   if (!isBudgetAmount(scope.budget.calls)) return 'budget.calls must be a non-negative safe integer';
   if (!isBudgetAmount(scope.budget.inputBytes)) return 'budget.inputBytes must be a non-negative safe integer';
+  const budget = scope.budget as unknown as Record<string, unknown>;
+  for (const key of Object.keys(budget)) if (!budgetKeys.has(key)) return 'budget may hold only calls, inputBytes, meters and rate';
+  if (budget.meters !== undefined) {
+    const problem = meterAmountsProblem(budget.meters, 'budget.meters');
+    if (problem !== undefined) return problem;
+  }
+  if (budget.rate !== undefined) return rateProblem(budget.rate);
+  return undefined;
+}
+
+const budgetKeys = new Set(['calls', 'inputBytes', 'meters', 'rate']);
+
+/** What is wrong with a rate window `{ calls, windowMs }`, or undefined. */
+export function rateProblem(rate: unknown): string | undefined {
+  if (rate === null || typeof rate !== 'object' || Array.isArray(rate)) return 'budget.rate must be { calls, windowMs }';
+  const r = rate as Record<string, unknown>;
+  for (const key of Object.keys(r)) if (key !== 'calls' && key !== 'windowMs') return 'budget.rate may hold only calls and windowMs';
+  if (!isBudgetAmount(r.calls) || r.calls < 1 || r.calls > limits.rateCallsMax) return `budget.rate.calls must be an integer from 1 to ${limits.rateCallsMax}`;
+  if (!isBudgetAmount(r.windowMs) || r.windowMs < 1) return 'budget.rate.windowMs must be a positive safe integer';
   return undefined;
 }
 

@@ -29,7 +29,17 @@ export const limits = {
   attenuationBytesMax: 65_536,
   /** Redirects one `ctx.fetch` follows; the next one is refused `redirect_limit`. */
   redirectsMax: 10,
+  /** Named meters one grant may cap, and one tool's `cost(args)` or `ctx.report` may name. */
+  metersPerGrantMax: 16,
+  /**
+   * A rate window's `calls`: each grant with a rate keeps a ring of its last `calls` admission times
+   * (copied on each admission on it), so memory and the per-call cost grow with it.
+   */
+  rateCallsMax: 10_000,
 } as const;
+
+/** A meter name: lower-case letters, digits and `_`, starting with a letter (e.g. `usd_micros`). */
+export const meterNamePattern = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** MCP's rule for tool names (case-sensitive). */
 export const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -1,15 +1,17 @@
 import type { Narrowing } from './commands';
 import type { JsonObject, JsonValue } from './json';
 import { limits } from './limits';
+import { rateProblem } from './grantSpec';
+import { meterAmountsProblem } from './meters';
+import type { MeterAmounts, RateLimit } from './events';
 
 export type ParsedNarrowing = { readonly ok: true; readonly narrowing: Narrowing } | { readonly ok: false; readonly problem: string };
 
 const fields = new Set(['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget']);
-const budgetFields = new Set(['calls', 'inputBytes']);
-// Named by the contract for budgets that do not exist yet (meters, rate windows, call timeouts):
+const budgetFields = new Set(['calls', 'inputBytes', 'meters', 'rate']);
+// Named by the contract for budgets that do not exist yet (call timeouts):
 // refused rather than ignored, since ignoring a restriction the agent asked for would widen its intent.
 const notYetSupported = new Set(['callTimeoutMs']);
-const budgetNotYetSupported = new Set(['meters', 'rate']);
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -78,10 +80,21 @@ export function parseNarrowing(request: JsonObject): ParsedNarrowing {
   if (own(request, 'budget')) {
     const budget = request.budget;
     if (!isObject(budget)) return fail('budget must be an object');
-    const amounts: { calls?: number; inputBytes?: number } = {};
+    const amounts: { calls?: number; inputBytes?: number; meters?: MeterAmounts; rate?: RateLimit } = {};
     for (const key of Object.keys(budget)) {
-      if (budgetNotYetSupported.has(key)) return fail(`budget.${key} is not supported yet`);
       if (!budgetFields.has(key)) return fail('budget has a field attenuate does not know');
+      if (key === 'meters') {
+        const problem = meterAmountsProblem(budget.meters, 'budget.meters');
+        if (problem !== undefined) return fail(problem);
+        amounts.meters = budget.meters as unknown as MeterAmounts;
+        continue;
+      }
+      if (key === 'rate') {
+        const problem = rateProblem(budget.rate);
+        if (problem !== undefined) return fail(problem);
+        amounts.rate = budget.rate as unknown as RateLimit;
+        continue;
+      }
       const amount = budget[key];
       if (!isAmount(amount)) return fail(`budget.${key} must be a non-negative safe integer`);
       amounts[key as 'calls' | 'inputBytes'] = amount;

@@ -12,6 +12,8 @@ export const rejectReasons = [
   'resource_not_permitted',
   'call_budget_exhausted',
   'byte_budget_exhausted',
+  'meter_budget_exhausted',
+  'rate_limited',
   'ledger_unavailable',
 ] as const;
 
@@ -36,6 +38,8 @@ const messages: Readonly<Record<RejectReason, string>> = {
   resource_not_permitted: "a resource the call touches is outside every scope of the grant",
   call_budget_exhausted: "the grant's call budget is used up",
   byte_budget_exhausted: "the grant's input-byte budget cannot cover this call",
+  meter_budget_exhausted: "a meter of the grant (or an ancestor) cannot cover what this call may cost",
+  rate_limited: "the grant (or an ancestor) has admitted as many calls as its rate window allows; retry after retryAfterMs",
   ledger_unavailable: 'the ledger could not record the decision (store failure, closed, or too many pending commands)',
 };
 

@@ -1,5 +1,7 @@
 import { freeze, produce } from 'immer';
-import type { EventOf } from './events';
+import type { EventOf, MeterAmounts } from './events';
+import { metersAfter } from './meters';
+import { withAdmissionTime } from './rateWindow';
 import type { GrantRecord, InFlightCall, ToolRecord } from './state';
 
 // The records events create or change, shared by `evolve` (one event) and `TransientState` (a
@@ -19,18 +21,29 @@ export function toolRecord(event: EventOf<'tool.registered'>): ToolRecord {
 export function grantRecord(event: EventOf<'grant.issued'>, parent: GrantRecord | undefined): GrantRecord {
   const scope = freeze(event.scope, true);
   const used = Object.freeze({ calls: 0, inputBytes: 0 });
-  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined, undefined);
+  const metersUsed = scope.budget.meters === undefined ? undefined : zeroMeters(scope.budget.meters);
+  const admissions = scope.budget.rate === undefined ? undefined : noAdmissions;
+  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined, undefined, metersUsed, admissions);
   const ancestors = Object.freeze(parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId]);
-  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors, undefined);
+  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors, undefined, metersUsed, admissions);
+}
+
+const noAdmissions: readonly number[] = Object.freeze([]);
+
+function zeroMeters(limits: MeterAmounts): MeterAmounts {
+  const zeros: Record<string, number> = {};
+  for (const name of Object.keys(limits)) zeros[name] = 0;
+  return Object.freeze(zeros);
 }
 
 /** A root record counting one more grant issued anywhere below it (bounded: limits.delegatedGrantsPerRootMax). */
 export function withDescendant(root: GrantRecord): GrantRecord {
-  return record(root.grantId, root.tokenDigest, root.scope, root.revoked, root.used, root.issuedAt, root.parentGrantId, root.ancestors, (root.descendants ?? 0) + 1);
+  return record(root.grantId, root.tokenDigest, root.scope, root.revoked, root.used, root.issuedAt, root.parentGrantId, root.ancestors, (root.descendants ?? 0) + 1, root.metersUsed, root.admissions);
 }
 
 // Fields listed rather than spread: V8 builds a literal of known shape several times faster, and
-// records of one kind (a child; a root; a root with descendants) then share one shape.
+// records of one kind (a child; a root; a root with descendants) then share one shape. A grant with
+// meters or a rate window (rare, and slower anyway) takes one literal with every field.
 function record(
   grantId: string,
   tokenDigest: string,
@@ -41,7 +54,19 @@ function record(
   parentGrantId: string | undefined,
   ancestors: readonly string[] | undefined,
   descendants: number | undefined,
+  metersUsed: MeterAmounts | undefined,
+  admissions: readonly number[] | undefined,
 ): GrantRecord {
+  if (metersUsed !== undefined || admissions !== undefined) {
+    // Absent fields stay absent (no `undefined` values): a snapshot's JSON and `replay` then agree.
+    const r: { -readonly [K in keyof GrantRecord]: GrantRecord[K] } = { grantId, tokenDigest, scope, revoked, used, issuedAt };
+    if (parentGrantId !== undefined) r.parentGrantId = parentGrantId;
+    if (ancestors !== undefined) r.ancestors = ancestors;
+    if (descendants !== undefined) r.descendants = descendants;
+    if (metersUsed !== undefined) r.metersUsed = metersUsed;
+    if (admissions !== undefined) r.admissions = admissions;
+    return Object.freeze(r);
+  }
   if (ancestors === undefined) {
     if (descendants === undefined) return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt });
     return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt, descendants });
@@ -58,7 +83,22 @@ export function revokedGrant(grant: GrantRecord): GrantRecord {
 // "What each design choice costs").
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
-  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants);
+  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants, grant.metersUsed, grant.admissions);
+}
+
+/**
+ * The usage change of a call on one grant of its chain, for every kind of grant: calls and input
+ * bytes as `withUsage`; `meters` reserved (sign 1) or released (sign −1) on the meters this grant
+ * caps; `admittedAt` (an admission) added to its rate window's times. A grant with neither meters
+ * nor a rate takes `withUsage` unchanged.
+ */
+export function withCallUsage(grant: GrantRecord, calls: number, inputBytes: number, meters: MeterAmounts | undefined, sign: 1 | -1, admittedAt: number | undefined): GrantRecord {
+  if (grant.metersUsed === undefined && grant.admissions === undefined) return withUsage(grant, calls, inputBytes);
+  const used = calls === 0 && inputBytes === 0 ? grant.used : Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
+  const metersUsed = grant.metersUsed === undefined || meters === undefined ? grant.metersUsed : metersAfter(grant.metersUsed, meters, sign);
+  const rate = grant.scope.budget.rate;
+  const admissions = grant.admissions === undefined || rate === undefined || admittedAt === undefined ? grant.admissions : withAdmissionTime(grant.admissions, rate.calls, admittedAt);
+  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants, metersUsed, admissions);
 }
 
 // Made on every admission, so frozen by hand like the usage charge: immer's deep `freeze` walked it
@@ -69,10 +109,27 @@ export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {
     callId: event.callId,
     grantId: event.grantId,
     tool: event.tool,
-    reserved: Object.freeze(event.reserved),
+    reserved: event.reserved.meters === undefined ? Object.freeze(event.reserved) : Object.freeze({ ...event.reserved, meters: Object.freeze(event.reserved.meters) }),
     admittedAt: event.at,
     seq: event.seq,
   });
+}
+
+/**
+ * What a settlement gives back on the meters a call reserved: `reserved − charged` per meter, or
+ * undefined when the call reserved none (or nothing is released).
+ */
+export function meterRelease(call: InFlightCall | undefined, charged: MeterAmounts | undefined): MeterAmounts | undefined {
+  const reserved = call?.reserved.meters;
+  if (reserved === undefined || charged === undefined) return undefined;
+  let release: Record<string, number> | undefined;
+  for (const name of Object.keys(reserved)) {
+    const back = (reserved[name] as number) - (Object.prototype.hasOwnProperty.call(charged, name) ? (charged[name] as number) : 0);
+    if (back === 0) continue;
+    release ??= {};
+    release[name] = back;
+  }
+  return release;
 }
 
 /** Whether a failed call gives budget back. */

@@ -1,4 +1,4 @@
-import type { Amounts, GrantScope } from './events';
+import type { Amounts, GrantScope, MeterAmounts, Reservation } from './events';
 import type { JsonObject } from './json';
 import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
@@ -29,13 +29,23 @@ export interface GrantRecord {
    * (limits.delegatedGrantsPerRootMax).
    */
   readonly descendants?: number;
+  /**
+   * Only on a grant whose budget caps meters: used (reserved in flight, or charged) per capped meter,
+   * its descendants' calls included.
+   */
+  readonly metersUsed?: MeterAmounts;
+  /**
+   * Only on a grant with a rate window: the times of its last `rate.calls` admissions (its own and
+   * its descendants'), in log order (rateWindow.ts).
+   */
+  readonly admissions?: readonly number[];
 }
 
 export interface InFlightCall {
   readonly callId: string;
   readonly grantId: string;
   readonly tool: string;
-  readonly reserved: Amounts;
+  readonly reserved: Reservation;
   readonly admittedAt: number;
   readonly seq: number;
 }

@@ -1,5 +1,6 @@
 import type { LedgerEvent } from './events';
-import { grantRecord, inFlightCall, refunds, revokedGrant, toolRecord, withDescendant, withUsage } from './records';
+import type { MeterAmounts } from './events';
+import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
 import { shardGet } from './shardedMap';
 import { OwnedNodes, shardDeleteOwned, shardSetOwned } from './shardedMapTransient';
 import type { LedgerState } from './state';
@@ -69,19 +70,25 @@ export class TransientState {
         return;
       }
       case 'call.admitted': {
-        this.charge(s, event.grantId, event.reserved.calls, event.reserved.inputBytes);
+        this.charge(s, event.grantId, event.reserved.calls, event.reserved.inputBytes, event.reserved.meters, 1, event.at);
         s.inFlight = shardSetOwned(s.inFlight, event.callId, inFlightCall(event), this.owned);
         return;
       }
       case 'call.rejected':
       case 'fetch.hop':
         return;
-      case 'call.completed':
+      case 'call.completed': {
+        // As in `evolve`: a metered call releases what it reserved beyond its charge.
+        const release = event.charged === undefined ? undefined : meterRelease(shardGet(s.inFlight, event.callId), event.charged);
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
+        if (release !== undefined) this.charge(s, event.grantId, 0, 0, release, -1, undefined);
         return;
+      }
       case 'call.failed': {
+        const release = event.charged === undefined ? undefined : meterRelease(shardGet(s.inFlight, event.callId), event.charged);
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
-        if (refunds(event)) this.charge(s, event.grantId, -event.refunded.calls, -event.refunded.inputBytes);
+        const back = refunds(event);
+        if (back || release !== undefined) this.charge(s, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
         return;
       }
       case 'attenuation.rejected':
@@ -91,14 +98,14 @@ export class TransientState {
   }
 
   /** `evolve`'s chain charge (evolve.ts), on the batch's own nodes: the grant, then each ancestor it names. */
-  private charge(s: Mutable<LedgerState>, grantId: string, calls: number, inputBytes: number): void {
+  private charge(s: Mutable<LedgerState>, grantId: string, calls: number, inputBytes: number, meters: MeterAmounts | undefined, sign: 1 | -1, admittedAt: number | undefined): void {
     const grant = shardGet(s.grants, grantId);
     if (grant === undefined) return;
-    s.grants = shardSetOwned(s.grants, grantId, withUsage(grant, calls, inputBytes), this.owned);
+    s.grants = shardSetOwned(s.grants, grantId, withCallUsage(grant, calls, inputBytes, meters, sign, admittedAt), this.owned);
     if (grant.ancestors === undefined) return;
     for (const id of grant.ancestors) {
       const ancestor = shardGet(s.grants, id);
-      if (ancestor !== undefined) s.grants = shardSetOwned(s.grants, id, withUsage(ancestor, calls, inputBytes), this.owned);
+      if (ancestor !== undefined) s.grants = shardSetOwned(s.grants, id, withCallUsage(ancestor, calls, inputBytes, meters, sign, admittedAt), this.owned);
     }
   }
 

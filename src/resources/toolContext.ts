@@ -2,6 +2,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { CheckedFs, type CheckedFsHooks, type CheckedOpenFlags } from './fs/checkedFs';
 import type { FsCheck } from './fs/fsChecks';
 import type { HopFacts } from '../domain/fetchHop';
+import type { MeterAmounts } from '../domain/events';
+import { meterAmountsProblem, sortedMeters } from '../domain/meters';
 import type { ResourceRefusalCode } from './resourceRefusedError';
 import { checkedFetch, type CheckedFetchInit, type HopGate, type ResolveHost } from './url/checkedFetch';
 
@@ -27,6 +29,8 @@ export interface LedgerHops {
  */
 export class ToolCallContext implements HopGate {
   private files: CheckedFs | undefined;
+  /** The tool's last `report(usage)`: a frozen copy, read when the call settles. */
+  reported: MeterAmounts | undefined;
 
   constructor(
     readonly callId: string,
@@ -67,6 +71,13 @@ export class ToolCallContext implements HopGate {
   rename(from: string, to: string): Promise<void> {
     return this.fs.rename(from, to);
   }
+  /** What the call really used per meter; the last report counts (the ledger clamps it to the reservation). */
+  report(usage: MeterAmounts): void {
+    const problem = meterAmountsProblem(usage, 'report');
+    if (problem !== undefined) throw new TypeError(problem);
+    this.reported = sortedMeters(usage);
+  }
+
   fetch(url: string | URL, init: CheckedFetchInit = {}): Promise<Response> {
     return checkedFetch(url, init, this, this.hops.resolveHost, this.signal);
   }

@@ -1,5 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import type { MeterAmounts } from '../domain/events';
+import { meterAmountsProblem } from '../domain/meters';
 
 /** A settlement the store could not take yet: only ids and the outcome, never a value. */
 export interface PendingSettlement {
@@ -8,6 +10,8 @@ export interface PendingSettlement {
   readonly refund: boolean;
   /** The caller cancelled the call (logged as `cancelled: true` on its `call.failed`). */
   readonly cancelled?: boolean;
+  /** The tool's `ctx.report` (meter names and amounts, never a value of the call). */
+  readonly report?: MeterAmounts;
 }
 
 /**
@@ -51,7 +55,7 @@ const entriesMax = 1_000_000;
 function isPending(value: unknown): value is PendingSettlement {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
-  return typeof v.callId === 'string' && v.callId.length <= 256 && (v.outcome === 'completed' || v.outcome === 'failed') && typeof v.refund === 'boolean' && (v.cancelled === undefined || typeof v.cancelled === 'boolean');
+  return typeof v.callId === 'string' && v.callId.length <= 256 && (v.outcome === 'completed' || v.outcome === 'failed') && typeof v.refund === 'boolean' && (v.cancelled === undefined || typeof v.cancelled === 'boolean') && (v.report === undefined || meterAmountsProblem(v.report, 'report') === undefined);
 }
 
 /**
@@ -69,7 +73,7 @@ export function fileJournal(dir: string): SettlementJournal {
       }
       mkdirSync(dir, { recursive: true });
       const temporary = `${file}.tmp`;
-      writeFileSync(temporary, JSON.stringify(pending.map(({ callId, outcome, refund, cancelled }) => ({ callId, outcome, refund, ...(cancelled === true ? { cancelled } : {}) }))));
+      writeFileSync(temporary, JSON.stringify(pending.map(({ callId, outcome, refund, cancelled, report }) => ({ callId, outcome, refund, ...(cancelled === true ? { cancelled } : {}), ...(report !== undefined ? { report } : {}) }))));
       renameSync(temporary, file);
     },
     kept() {

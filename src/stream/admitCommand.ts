@@ -1,6 +1,8 @@
 import type { Command } from '../domain/commands';
 import { checkAuthority } from '../domain/decide';
+import type { MeterAmounts } from '../domain/events';
 import type { JsonObject } from '../domain/json';
+import { meterAmountsProblem, sortedMeters } from '../domain/meters';
 import type { ArgumentCheck, ResourceCheck } from '../domain/reasons';
 import { checkResources } from '../domain/resources';
 import { shardGet } from '../domain/shardedMap';
@@ -36,6 +38,7 @@ export function admitCommand(
   const grantId = call.tokenDigest === undefined ? undefined : shardGet(state.tokens, call.tokenDigest);
   let argumentCheck: ArgumentCheck = 'ok';
   let resourceCheck: ResourceCheck = 'ok';
+  let cost: MeterAmounts | undefined;
   const authority = checkAuthority(state, grantId, call.tool, at);
   if (authority.ok) {
     const attached = registry.get(call.tool);
@@ -46,6 +49,12 @@ export function admitCommand(
       if (!passesNarrowing(registry, authority.ancestors, authority.grant, call.tool, call.args.value)) argumentCheck = 'argument_not_permitted';
       // A child's resource scopes are each covered by its parent's (checked at issue): its own decide.
       else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources, onChecked);
+      // Priced only when it can matter (every check before the budgets passed).
+      if (resourceCheck === 'ok' && argumentCheck === 'ok' && attached.definition.cost !== undefined) {
+        const priced = evaluateCost(attached.definition, call.args.value);
+        if (priced === 'invalid') argumentCheck = 'invalid_arguments';
+        else cost = priced;
+      }
     }
   }
   return {
@@ -57,7 +66,26 @@ export function admitCommand(
     inputBytes: call.args.ok ? call.args.bytes : undefined,
     argumentCheck,
     resourceCheck,
+    ...(cost !== undefined ? { cost } : {}),
   };
+}
+
+/**
+ * The tool's `cost(args)`: the most the call may use per meter. A cost that throws or returns
+ * anything but a map of meter names to non-negative safe integers is the host's bug; the call is
+ * refused `invalid_arguments` (it cannot be priced: fail closed). An empty map reserves nothing.
+ */
+function evaluateCost(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject): MeterAmounts | undefined | 'invalid' {
+  let value: unknown;
+  try {
+    value = (tool.cost as (args: JsonObject) => unknown)(args);
+  } catch {
+    return 'invalid';
+  }
+  if (meterAmountsProblem(value, 'cost') !== undefined) return 'invalid';
+  const map = value as MeterAmounts;
+  // A plain copy in name order: host code may keep and change its object after the check.
+  return Object.keys(map).length === 0 ? undefined : sortedMeters(map);
 }
 
 /** Every narrowing schema along the chain (root first, the grant last) must accept the arguments. */

@@ -26,6 +26,7 @@ import { ScopeInterner } from './scopeInterner';
 import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, LogFollower, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openLogAsync, openLogWithFollower } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
+import { grantUsage } from './grantUsage';
 import type { HopFacts } from '../domain/fetchHop';
 import type { ResourceRefusalCode } from '../resources/resourceRefusedError';
 import { noCheckedResources, ToolCallContext, type CheckedResources, type LedgerHops } from '../resources/toolContext';
@@ -155,6 +156,7 @@ class LedgerImpl implements Ledger {
     if (this.registry.has(definition.name)) throw new TypeError(`tool ${definition.name} is already registered by this ledger`);
     if (typeof definition.run !== 'function') throw new TypeError(`tool ${definition.name} needs a run function`);
     if (definition.resources !== undefined && typeof definition.resources !== 'function') throw new TypeError(`tool ${definition.name}: resources must be a function`);
+    if (definition.cost !== undefined && typeof definition.cost !== 'function') throw new TypeError(`tool ${definition.name}: cost must be a function`);
     const inputSchema = hostJson(definition.inputSchema, `tool ${definition.name}: inputSchema`);
     if (inputSchema.type !== undefined && inputSchema.type !== 'object') throw new TypeError(`tool ${definition.name}: inputSchema must describe an object`);
     let validate;
@@ -219,10 +221,7 @@ class LedgerImpl implements Ledger {
     this.catchUp();
     const grant = shardGet(this.current.grants, grantId);
     if (grant === undefined) throw new TypeError('no grant has that id');
-    return {
-      calls: { limit: grant.scope.budget.calls, used: grant.used.calls },
-      inputBytes: { limit: grant.scope.budget.inputBytes, used: grant.used.inputBytes },
-    };
+    return grantUsage(grant, this.clock);
   }
 
   visibleTools(token: string): readonly VisibleTool[] {
@@ -298,7 +297,10 @@ class LedgerImpl implements Ledger {
     if (result.kind !== 'decided') return rejected(callId, 'ledger_unavailable');
     const event = result.events[0];
     if (event === undefined || event.type !== 'call.admitted') {
-      return rejected(callId, event?.type === 'call.rejected' ? event.reason : 'ledger_unavailable');
+      if (event?.type !== 'call.rejected') return rejected(callId, 'ledger_unavailable');
+      if (event.retryAfterMs !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), retryAfterMs: event.retryAfterMs };
+      if (event.meter !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), meter: event.meter };
+      return rejected(callId, event.reason);
     }
     return this.execute<Result>(event, snapshot, (request as InvokeRequest).checked, options?.signal);
   }
@@ -310,10 +312,11 @@ class LedgerImpl implements Ledger {
     const onCancel = (): void => controller.abort(cancel?.reason);
     cancel?.addEventListener('abort', onCancel, { once: true });
     let outcome: InvokeOutcome<Result>;
+    const context = new ToolCallContext(admitted.callId, admitted.grantId, controller, checked, this.hops);
     try {
       if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
       if (cancel?.aborted === true) throw cancel.reason;
-      const value = (await attached.definition.run(args.value, new ToolCallContext(admitted.callId, admitted.grantId, controller, checked, this.hops))) as Result;
+      const value = (await attached.definition.run(args.value, context)) as Result;
       outcome = { status: 'completed', callId: admitted.callId, value };
     } catch (error) {
       outcome = { status: 'failed', callId: admitted.callId, error };
@@ -321,7 +324,9 @@ class LedgerImpl implements Ledger {
     cancel?.removeEventListener('abort', onCancel);
     const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
     const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
-    const landed = await this.trackSettling(this.settle({ callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError, ...(cancelled ? { cancelled: true } : {}) }));
+    // Read once: a report made after the tool returned (a stray callback) does not change the settlement.
+    const report = admitted.reserved.meters !== undefined ? context.reported : undefined;
+    const landed = await this.trackSettling(this.settle({ callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError, ...(cancelled ? { cancelled: true } : {}), ...(report !== undefined ? { report } : {}) }));
     if (!landed && !this.journaled) {
       // Closed before the store took it, and the journal could not keep it either: say so.
       outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
@@ -350,7 +355,7 @@ class LedgerImpl implements Ledger {
       const result = await new Promise<BatchResult>((resolve) => {
         this.stream.submitAlways({
           kind: 'host',
-          command: (at) => ({ type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund, ...(pending.cancelled === true ? { cancelled: true } : {}) }),
+          command: (at) => ({ type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund, ...(pending.cancelled === true ? { cancelled: true } : {}), ...(pending.report !== undefined ? { report: pending.report } : {}) }),
           done: resolve,
           queuedAt: this.queuedAt(),
         });

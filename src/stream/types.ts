@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Observable } from 'rxjs';
-import type { DecisionEvent, LedgerEvent, ResourceTemplates } from '../domain/events';
+import type { DecisionEvent, LedgerEvent, MeterAmounts, RateLimit, ResourceTemplates } from '../domain/events';
 import type { JsonObject } from '../domain/json';
 import type { Narrowing } from '../domain/commands';
 import type { AttenuationRejectReason, RevocationRejectReason } from '../domain/delegationReasons';
@@ -30,6 +30,13 @@ export interface ToolContext {
   rename(from: string, to: string): Promise<void>;
   /** `fetch` whose every hop is checked against this call's grant and logged as `fetch.hop`. */
   fetch(url: string | URL, init?: CheckedFetchInit): Promise<Response>;
+  /**
+   * What the call really used per meter (e.g. `{ usd_micros: 1_200 }`); the last report counts.
+   * Settlement charges it, at most what `cost(args)` reserved, and releases the rest; a report above
+   * the reservation (or naming a meter not reserved) charges the reservation, flagged `overrun: true`.
+   * Without a report the whole reservation is charged. A malformed report throws `TypeError`.
+   */
+  report(usage: MeterAmounts): void;
 }
 
 export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = unknown> {
@@ -39,12 +46,23 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = u
   readonly inputSchema: JsonObject;
   /** Virtual resources the call touches, e.g. `notes:/drafts/a`. Checked in canonical form. */
   readonly resources?: (args: Args) => readonly string[];
+  /**
+   * The most a call may use per named meter, e.g. `(args) => ({ usd_micros: 50_000 })`: reserved on
+   * the grant and every ancestor that caps the meter before the tool runs (docs/budgets.md). A cost
+   * that throws or returns anything but meter names to non-negative safe integers refuses the call
+   * `invalid_arguments`. Without `cost` a call reserves nothing on any meter.
+   */
+  readonly cost?: (args: Args) => MeterAmounts;
   readonly run: (args: Args, ctx: ToolContext) => Result | Promise<Result>;
 }
 
 export interface Budget {
   readonly calls: number;
   readonly inputBytes: number;
+  /** Caps per named meter (at most limits.metersPerGrantMax, names /^[a-z][a-z0-9_]{0,63}$/), e.g. `{ usd_micros: 5_000_000 }`. */
+  readonly meters?: MeterAmounts;
+  /** A sliding window: at most `calls` admissions (this grant's and its descendants') in any `windowMs`. */
+  readonly rate?: RateLimit;
 }
 
 export interface IssueOptions {
@@ -89,11 +107,24 @@ export interface RevokeOptions {
 export type InvokeOutcome<Result = unknown> =
   | { readonly status: 'completed'; readonly callId: string; readonly value: Result }
   | { readonly status: 'failed'; readonly callId: string; readonly error: unknown }
-  | { readonly status: 'rejected'; readonly callId: string; readonly reason: RejectReason; readonly message: string };
+  | {
+      readonly status: 'rejected';
+      readonly callId: string;
+      readonly reason: RejectReason;
+      readonly message: string;
+      /** On `rate_limited`: the least wait (ms) after which the rate windows would admit the call. */
+      readonly retryAfterMs?: number;
+      /** On `meter_budget_exhausted`: the meter that could not cover the call. */
+      readonly meter?: string;
+    };
 
 export interface Usage {
   readonly calls: { readonly limit: number; readonly used: number };
   readonly inputBytes: { readonly limit: number; readonly used: number };
+  /** Only on a grant that caps meters: per meter, used counts in-flight reservations and descendants' use. */
+  readonly meters?: { readonly [meter: string]: { readonly limit: number; readonly used: number } };
+  /** Only on a grant with a rate window: admissions (own and descendants') with `at > now − windowMs`. */
+  readonly rate?: { readonly limit: number; readonly windowMs: number; readonly inWindow: number };
 }
 
 /**

@@ -37,6 +37,8 @@ export function commandFromEvent(event: LedgerEvent): Command {
     case 'revocation.rejected':
       return { type: 'revokeDelegation', at, byGrantId: event.revokedBy, grantId: event.grantId, abortInFlight: false };
     case 'call.admitted':
+      // The tool's cost(args) ran host code: its outcome is taken as logged; meters and windows are re-decided.
+      if (event.reserved.meters !== undefined) return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok', cost: event.reserved.meters };
       return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok' };
     case 'call.rejected': {
       const r = event.reason;
@@ -49,13 +51,25 @@ export function commandFromEvent(event: LedgerEvent): Command {
         inputBytes: event.inputBytes,
         argumentCheck: r === 'invalid_arguments' || r === 'argument_not_permitted' ? r : 'ok',
         resourceCheck: r === 'invalid_resource' || r === 'resource_not_permitted' ? r : 'ok',
+        ...(event.cost !== undefined ? { cost: event.cost } : {}),
       };
     }
     case 'call.completed':
+      // A metered settlement: the report is not logged, its clamped charge is; re-deciding with the
+      // charge as the report re-checks that it stays within the reservation.
+      if (event.charged !== undefined) return { type: 'settle', at, callId: event.callId, outcome: 'completed', refund: false, report: event.charged, overrunLogged: event.overrun === true };
       return { type: 'settle', at, callId: event.callId, outcome: 'completed', refund: false };
     case 'fetch.hop':
       return { type: 'hop', at, callId: event.callId, hop: event.hop, resource: event.resource, address: event.address };
     case 'call.failed':
-      return { type: 'settle', at, callId: event.callId, outcome: 'failed', refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0, ...(event.cancelled === true ? { cancelled: true } : {}) };
+      return {
+        type: 'settle',
+        at,
+        callId: event.callId,
+        outcome: 'failed',
+        refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0,
+        ...(event.cancelled === true ? { cancelled: true } : {}),
+        ...(event.charged !== undefined ? { report: event.charged, overrunLogged: event.overrun === true } : {}),
+      };
   }
 }

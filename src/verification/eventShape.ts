@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import { attenuationRejectReasons, revocationRejectReasons } from '../domain/delegationReasons';
-import { limits } from '../domain/limits';
+import { limits, meterNamePattern } from '../domain/limits';
 import { hopRefusalReasons } from '../domain/fetchHop';
 import { rejectReasons } from '../domain/reasons';
 
@@ -11,6 +11,12 @@ const hex64 = { type: 'string', format: 'hex64' };
 // Bounded above: JSON's `1e400` parses to Infinity, which ajv's integer check lets through.
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const amounts = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count } };
+// Named meters: names by a function format (see hex64 on regular expressions), bounded in number.
+const meters = { type: 'object', maxProperties: limits.metersPerGrantMax, propertyNames: { format: 'meterName' }, additionalProperties: count };
+const positive = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+const rate = { type: 'object', required: ['calls', 'windowMs'], additionalProperties: false, properties: { calls: { type: 'integer', minimum: 1, maximum: limits.rateCallsMax }, windowMs: positive } };
+const budget = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count, meters, rate } };
+const reservation = { type: 'object', required: ['calls', 'inputBytes'], additionalProperties: false, properties: { calls: count, inputBytes: count, meters } };
 // `at` within the range of a JavaScript Date (so never ±Infinity).
 const time = { type: 'number', minimum: -8.64e15, maximum: 8.64e15 };
 const envelope = { seq: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, at: time, prevHash: hex64, hash: hex64 };
@@ -39,12 +45,12 @@ const schema = {
           resources: { type: 'array', items: str },
           notBefore: { type: 'number' },
           expiresAt: { type: 'number' },
-          budget: amounts,
+          budget,
         },
       },
       // A child (issued by attenuate) names its parent and what the parent had left; a root neither.
       parentGrantId: str,
-      parentLeft: amounts,
+      parentLeft: reservation,
       // A root issued with resource templates for shells (the MCP proxy's policy) records them.
       resourceTemplates: { type: 'object', additionalProperties: { type: 'array', items: str } },
       fsBase: str,
@@ -54,12 +60,12 @@ const schema = {
       callId: str,
       grantId: str,
       tool: str,
-      reserved: amounts,
+      reserved: reservation,
       ancestors: { type: 'array', items: str, minItems: 1, maxItems: limits.delegationDepthMax },
     }, ['callId', 'grantId', 'tool', 'reserved']),
-    shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count }, ['callId', 'tool', 'reason']),
-    shape('call.completed', { callId: str, grantId: str, tool: str }, ['callId', 'grantId', 'tool']),
-    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true } }, ['callId', 'grantId', 'tool', 'refunded']),
+    shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count, cost: meters, meter: { type: 'string', format: 'meterName' }, retryAfterMs: positive }, ['callId', 'tool', 'reason']),
+    shape('call.completed', { callId: str, grantId: str, tool: str, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool'], { dependencies: { overrun: ['charged'] } }),
+    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true }, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool', 'refunded'], { dependencies: { overrun: ['charged'] } }),
     shape('attenuation.rejected', { reason: { enum: [...attenuationRejectReasons] }, parentGrantId: str }, ['reason']),
     shape('revocation.rejected', { reason: { enum: [...revocationRejectReasons] }, revokedBy: str, grantId: str }, ['reason']),
     shape('fetch.hop', {
@@ -71,6 +77,7 @@ const schema = {
 
 const ajv = new Ajv({ strict: false, allErrors: false });
 ajv.addFormat('hex64', { type: 'string', validate: isHex64 });
+ajv.addFormat('meterName', { type: 'string', validate: (name: string) => meterNamePattern.test(name) });
 const validate = ajv.compile(schema);
 
 // Fast path: an object with a known `type` is valid exactly when that type's `then` schema accepts

@@ -21,7 +21,8 @@ function sameIds(decided: readonly string[] | undefined, logged: unknown): boole
  */
 export function sameAsDecided(payload: EventPayload, event: LedgerEvent): boolean {
   if (plain(event)) {
-    if (payload.type === 'call.admitted' && event.type === 'call.admitted' && event.reserved !== null && typeof event.reserved === 'object' && plain(event.reserved)) {
+    // Fast paths only for calls without meters (their fields are fixed); metered ones compare in general.
+    if (payload.type === 'call.admitted' && event.type === 'call.admitted' && event.reserved !== null && typeof event.reserved === 'object' && plain(event.reserved) && payload.reserved.meters === undefined && event.reserved.meters === undefined) {
       const fields =
         payload.callId === event.callId &&
         payload.grantId === event.grantId &&
@@ -33,7 +34,7 @@ export function sameAsDecided(payload: EventPayload, event: LedgerEvent): boolea
       // (or both without one) takes the general comparison.
       if (sameIds(payload.ancestors, (event as { ancestors?: unknown }).ancestors)) return true;
     }
-    if (payload.type === 'call.completed' && event.type === 'call.completed') {
+    if (payload.type === 'call.completed' && event.type === 'call.completed' && payload.charged === undefined && event.charged === undefined && event.overrun === undefined) {
       return payload.callId === event.callId && payload.grantId === event.grantId && payload.tool === event.tool;
     }
   }

@@ -107,6 +107,7 @@ export function ledgerMcpTools(server: McpServer, ledger: Ledger, options: Ledge
             writeFile: (path, data) => ctx.writeFile(path, data),
             rename: (from, to) => ctx.rename(from, to),
             fetch: (url, init) => ctx.fetch(url, init),
+            report: (usage) => ctx.report(usage),
           };
           return run(args as never, mcpCtx);
         },
