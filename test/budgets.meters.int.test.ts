@@ -404,3 +404,42 @@ describe('verify re-decides meters', () => {
     expect(verify(forged(events, i, (e) => ((e.reserved as { meters: Record<string, unknown> }).meters = { __proto__x: 1 }))).problems[0]).toMatchObject({ code: 'malformed' });
   });
 });
+
+describe('a metered settlement the store could not take', () => {
+  it('keeps the report with the kept settlement: the next open charges what the tool reported', async () => {
+    const { memoryStore } = await import('../src');
+    const inner = memoryStore();
+    let down = false;
+    let appends = 0;
+    const store = {
+      load: () => inner.load(),
+      append(events: readonly LedgerEvent[]) {
+        appends++;
+        if (down) throw new Error('store down');
+        inner.append(events);
+      },
+    };
+    const clock = manualClock();
+    const first = createLedger({ store, clock: clock.now });
+    const tool = (run: (a: unknown, ctx: { report: (u: { [m: string]: number }) => void }) => unknown) => ({ name: 'llm', inputSchema: { type: 'object' }, cost: () => ({ usd_micros: 1_000 }), run });
+    await first.registerTool(
+      tool((_a, ctx) => {
+        ctx.report({ usd_micros: 250 });
+        down = true;
+        return 'done';
+      }),
+    );
+    const { grantId, token } = await first.issue({ tools: ['llm'], expiresAt: clock.now() + minute, budget: { calls: 5, inputBytes: 1_000, meters: { usd_micros: 10_000 } } });
+    const pending = first.invoke(token, 'llm', {});
+    while (!(first.inFlight().length === 1 && appends > 4)) await new Promise((r) => setTimeout(r, 2));
+    await first.close();
+    await expect(pending).resolves.toMatchObject({ status: 'completed' });
+    down = false;
+    const second = createLedger({ store, clock: clock.now });
+    await second.registerTool(tool(() => 'again'));
+    expect(second.events().filter((e) => e.type === 'call.completed')).toMatchObject([{ charged: { usd_micros: 250 } }]);
+    expect(second.usage(grantId).meters).toEqual({ usd_micros: { limit: 10_000, used: 250 } });
+    expect(verify(second.events()).ok).toBe(true);
+    await second.close();
+  });
+});

@@ -16,6 +16,7 @@ import { delegation } from './scenarios/delegation';
 import { postgres } from './scenarios/postgres';
 import { mcpProxy } from './scenarios/mcpProxy';
 import { transparency } from './scenarios/transparency';
+import { budgets } from './scenarios/budgets';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -31,6 +32,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '9': postgres,
   '10': mcpProxy,
   '11': transparency,
+  '12': budgets,
 };
 
 /**

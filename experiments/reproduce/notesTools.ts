@@ -42,6 +42,8 @@ export async function registerNotesTools(ledger: Ledger, store: NotesStore, hook
     name: 'notes.write',
     inputSchema: { type: 'object', properties: { path, text: { type: 'string' } }, required: ['path', 'text'], additionalProperties: false },
     resources: (args) => [`notes:/${args.path}`],
+    // A meter (docs/budgets.md): the characters a write may add, capped on the sequential run's `metered` grant.
+    cost: (args) => ({ chars: args.text.length }),
     run: async (args, ctx) => {
       await hold('notes.write', ctx);
       store.write(ctx.callId, args.path, args.text);

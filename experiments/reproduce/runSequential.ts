@@ -16,7 +16,7 @@ export interface SequentialRun {
 }
 
 /**
- * Runs the 25 cases one after another on a fresh ledger with a hand-moved clock, recording the
+ * Runs the 28 cases one after another on a fresh ledger with a hand-moved clock, recording the
  * store's digest and the tool runs around each call.
  */
 export async function runSequential(startAt: number, definitions: readonly CaseDefinition[] = sequentialCases): Promise<SequentialRun> {
@@ -39,6 +39,8 @@ export async function runSequential(startAt: number, definitions: readonly CaseD
     future: { ...readOnly, notBefore: startAt + hourMs, expiresAt: startAt + 2 * hourMs },
     expiring: { ...readOnly, expiresAt: startAt + 1_000 },
     bytes: { tools: ['notes.write'], resources: drafts, expiresAt: startAt + hourMs, budget: { calls: 10, inputBytes: 16 } },
+    metered: { tools: ['notes.write'], resources: drafts, expiresAt: startAt + hourMs, budget: { calls: 10, inputBytes: 4_096, meters: { chars: 4 } } },
+    rated: { ...readOnly, expiresAt: startAt + 2 * hourMs, budget: { calls: 10, inputBytes: 4_096, rate: { calls: 1, windowMs: hourMs } } },
   };
   const tokens = new Map<GrantLabel, string>([['forged', forgedToken]]);
   for (const [label, options] of Object.entries(grants) as [Exclude<GrantLabel, 'forged'>, IssueOptions][]) {

@@ -1,7 +1,7 @@
 import type { Expected } from '../evidence/types';
 
 /** Which grant a case presents; `forged` is a well-formed token that was never issued. */
-export type GrantLabel = 'main' | 'revoked' | 'future' | 'expiring' | 'bytes' | 'forged';
+export type GrantLabel = 'main' | 'revoked' | 'future' | 'expiring' | 'bytes' | 'metered' | 'rated' | 'forged';
 
 export interface CaseDefinition {
   readonly name: string;
@@ -32,7 +32,11 @@ export const seedNotes: { readonly [path: string]: string } = {
 const admitted: Expected = { outcome: 'admitted' };
 const rejected = (reason: NonNullable<Expected['reason']>): Expected => ({ outcome: 'rejected', reason });
 
-/** The main grant's call budget is 3: the three controls use it up, so case 24 finds it exhausted. */
+/**
+ * The main grant's call budget is 3: the three controls on it use it up, so `call-budget-exhausted`
+ * finds it exhausted. The `rated` grant admits one call per hour: its control fills the window, so
+ * `rate-limited` finds it full.
+ */
 export const sequentialCases: readonly CaseDefinition[] = [
   { name: 'allowed-write', description: 'write a note inside the granted drafts scope', kind: 'allowed', grant: 'main', tool: 'notes.write', args: { path: 'drafts/argv-plan', text: 'argv-control-text' }, expected: admitted },
   { name: 'allowed-read', description: 'read a seeded note inside the granted scope', kind: 'allowed', grant: 'main', tool: 'notes.read', args: { path: 'drafts/argv-seed' }, expected: admitted },
@@ -60,4 +64,7 @@ export const sequentialCases: readonly CaseDefinition[] = [
   { name: 'scope-outside', description: 'a canonical path outside every scope of the grant', kind: 'adversarial', grant: 'main', tool: 'notes.write', args: { path: 'argv-vault/key', text: 'argv-t' }, expected: rejected('resource_not_permitted') },
   { name: 'call-budget-exhausted', description: 'a valid call after the three controls used the call budget of 3', kind: 'adversarial', grant: 'main', tool: 'notes.read', args: { path: 'drafts/argv-seed' }, expected: rejected('call_budget_exhausted') },
   { name: 'byte-budget-exhausted', description: 'a valid call larger than the input-byte budget of 16', kind: 'adversarial', grant: 'bytes', tool: 'notes.write', args: { path: 'drafts/argv-b', text: 'argv-bytes' }, expected: rejected('byte_budget_exhausted') },
+  { name: 'meter-budget-exhausted', description: "a write whose cost (its text's characters) exceeds the grant's chars meter of 4", kind: 'adversarial', grant: 'metered', tool: 'notes.write', args: { path: 'drafts/argv-m', text: 'argv-meter' }, expected: rejected('meter_budget_exhausted') },
+  { name: 'allowed-rated-read', description: 'read a seeded note on a grant whose rate window admits one call per hour', kind: 'allowed', grant: 'rated', tool: 'notes.read', args: { path: 'drafts/argv-seed' }, expected: admitted },
+  { name: 'rate-limited', description: "a second read inside the rated grant's one-call-per-hour window", kind: 'adversarial', grant: 'rated', tool: 'notes.read', args: { path: 'drafts/argv-seed' }, expected: rejected('rate_limited') },
 ];

@@ -96,7 +96,9 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
     tool: command.tool,
     reason: reason ?? 'invalid_arguments',
     ...(command.inputBytes !== undefined ? { inputBytes: command.inputBytes } : {}),
-    ...(cost !== undefined && grant !== undefined ? { cost } : {}),
+    // The cost only where it decided (meters) or was passed (rate windows come after meters); an
+    // earlier refusal does not depend on it, so its event stays as before meters existed.
+    ...(cost !== undefined && (reason === 'meter_budget_exhausted' || reason === 'rate_limited') ? { cost } : {}),
     ...(verdict.meter !== undefined ? { meter: verdict.meter } : {}),
     ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}),
   };

@@ -104,7 +104,7 @@ export interface CallRejectedPayload {
   readonly reason: RejectReason;
   /** Canonical input bytes of the call, when the arguments were plain JSON. */
   readonly inputBytes?: number;
-  /** What the tool's `cost(args)` declared, when it was evaluated (the checks before budgets passed) and named a meter. */
+  /** On `meter_budget_exhausted` and `rate_limited` (the checks its cost decided or passed): what the tool's `cost(args)` declared. */
   readonly cost?: MeterAmounts;
   /** On `meter_budget_exhausted`: the first meter (in name order) some grant of the chain could not cover. */
   readonly meter?: string;

@@ -1,4 +1,6 @@
 import { chainAuthority } from './grantChain';
+import { meterAmount } from './meters';
+import { admissionsInWindow } from './rateWindow';
 import { shardGet } from './shardedMap';
 import type { LedgerState } from './state';
 
@@ -13,7 +15,14 @@ export interface GrantTreeNode {
   readonly status: GrantStatus;
   readonly tools: readonly string[];
   readonly expiresAt: number;
-  readonly usage: { readonly calls: { readonly limit: number; readonly used: number }; readonly inputBytes: { readonly limit: number; readonly used: number } };
+  readonly usage: {
+    readonly calls: { readonly limit: number; readonly used: number };
+    readonly inputBytes: { readonly limit: number; readonly used: number };
+    /** Only on a grant that caps meters. */
+    readonly meters?: { readonly [meter: string]: { readonly limit: number; readonly used: number } };
+    /** Only on a grant with a rate window: admissions in the window ending at the tree's time. */
+    readonly rate?: { readonly limit: number; readonly windowMs: number; readonly inWindow: number };
+  };
   readonly children: readonly GrantTreeNode[];
 }
 
@@ -49,11 +58,21 @@ export function grantTree(state: LedgerState, issued: readonly string[], at: num
       usage: {
         calls: { limit: grant.scope.budget.calls, used: grant.used.calls },
         inputBytes: { limit: grant.scope.budget.inputBytes, used: grant.used.inputBytes },
+        ...(grant.scope.budget.meters !== undefined ? { meters: meterUsage(grant.scope.budget.meters, grant.metersUsed) } : {}),
+        ...(grant.scope.budget.rate !== undefined
+          ? { rate: { limit: grant.scope.budget.rate.calls, windowMs: grant.scope.budget.rate.windowMs, inWindow: admissionsInWindow(grant.admissions, grant.scope.budget.rate, at) } }
+          : {}),
       },
       children: (children.get(id) ?? []).map(node),
     };
   };
   return roots.map(node);
+}
+
+function meterUsage(caps: { readonly [meter: string]: number }, used: { readonly [meter: string]: number } | undefined): { [meter: string]: { limit: number; used: number } } {
+  const out: { [meter: string]: { limit: number; used: number } } = {};
+  for (const name of Object.keys(caps)) out[name] = { limit: caps[name] as number, used: meterAmount(used, name) };
+  return out;
 }
 
 /** The forest as indented text lines, one grant per line. */
@@ -63,8 +82,10 @@ export function grantTreeLines(forest: readonly GrantTreeNode[]): string[] {
     nodes.forEach((n, i) => {
       const last = i === nodes.length - 1;
       const branch = n.depth === 0 ? '' : last ? '└─ ' : '├─ ';
-      const { calls, inputBytes } = n.usage;
-      lines.push(`${prefix}${branch}${n.grantId}  ${n.status}  calls ${calls.used}/${calls.limit}  bytes ${inputBytes.used}/${inputBytes.limit}  tools ${n.tools.join(',')}`);
+      const { calls, inputBytes, meters, rate } = n.usage;
+      const metered = meters === undefined ? '' : Object.entries(meters).map(([m, u]) => `  ${m} ${u.used}/${u.limit}`).join('');
+      const rated = rate === undefined ? '' : `  rate ${rate.inWindow}/${rate.limit} per ${rate.windowMs} ms`;
+      lines.push(`${prefix}${branch}${n.grantId}  ${n.status}  calls ${calls.used}/${calls.limit}  bytes ${inputBytes.used}/${inputBytes.limit}${metered}${rated}  tools ${n.tools.join(',')}`);
       walk(n.children, n.depth === 0 ? prefix : prefix + (last ? '   ' : '│  '));
     });
   };

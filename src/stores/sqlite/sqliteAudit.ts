@@ -19,6 +19,12 @@ export interface AuditRow {
   readonly decision: 'admitted' | 'rejected';
   readonly reason: string | null;
   readonly bytes: number | null;
+  /** Only on a call that reserved meters (admitted) or whose cost was evaluated (rejected): the tool's cost per meter. */
+  readonly meters?: { readonly [meter: string]: number };
+  /** Only on `meter_budget_exhausted`: the meter that could not cover the call. */
+  readonly meter?: string;
+  /** Only on `rate_limited`. */
+  readonly retryAfterMs?: number;
 }
 
 interface DecisionColumns {
@@ -29,6 +35,9 @@ interface DecisionColumns {
   tool: string | null;
   reason: string | null;
   input_bytes: number | null;
+  meters: string | null;
+  meter: string | null;
+  retry_after_ms: number | null;
 }
 
 /** Rows read per query, so neither a long log nor a long follow holds much in memory. */
@@ -48,7 +57,9 @@ export class DecisionReader {
     if (filter.grant !== undefined) where.push('grant_id = @grant');
     if (filter.tool !== undefined) where.push('tool = @tool');
     if (filter.sinceMs !== undefined) where.push('at >= @since');
-    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
+    // Budget details (issue 12) from the canonical body: rare, and not worth a column of their own.
+    const details = "json_extract(body, CASE type WHEN 'call.admitted' THEN '$.reserved.meters' ELSE '$.cost' END) AS meters, json_extract(body, '$.meter') AS meter, json_extract(body, '$.retryAfterMs') AS retry_after_ms";
+    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes, ${details} FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
     this.head = db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck();
     this.params = { grant: filter.grant, tool: filter.tool, since: filter.sinceMs };
   }
@@ -85,7 +96,19 @@ function toAuditRow(row: DecisionColumns): AuditRow {
     decision: row.type === 'call.admitted' ? 'admitted' : 'rejected',
     reason: row.reason,
     bytes: row.input_bytes,
+    ...(typeof row.meters === 'string' ? { meters: JSON.parse(row.meters) as { [meter: string]: number } } : {}),
+    ...(typeof row.meter === 'string' ? { meter: row.meter } : {}),
+    ...(typeof row.retry_after_ms === 'number' ? { retryAfterMs: row.retry_after_ms } : {}),
   };
+}
+
+/** The budget details of a row as text after its columns: the cost per meter, the meter refused, the wait. */
+function detail(row: AuditRow): string {
+  const parts: string[] = [];
+  if (row.meters !== undefined) parts.push(`cost ${Object.entries(row.meters).map(([m, n]) => `${m}=${n}`).join(',')}`);
+  if (row.meter !== undefined) parts.push(`meter ${row.meter}`);
+  if (row.retryAfterMs !== undefined) parts.push(`retry after ${row.retryAfterMs} ms`);
+  return parts.join('  ');
 }
 
 /**
@@ -130,5 +153,7 @@ export function auditHeader(): string {
 }
 
 export function auditLine(row: AuditRow): string {
-  return columns.map((c) => ('right' in c ? c.value(row).padStart(c.width) : c.value(row).padEnd(c.width))).join('  ').trimEnd();
+  const line = columns.map((c) => ('right' in c ? c.value(row).padStart(c.width) : c.value(row).padEnd(c.width))).join('  ').trimEnd();
+  const extra = detail(row);
+  return extra === '' ? line : `${line}  ${extra}`;
 }

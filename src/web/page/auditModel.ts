@@ -122,7 +122,9 @@ export class AuditModel {
   gauges(grantId: string, inFlight: Record<string, unknown>): Gauge[] {
     const grant = shardGet(this.state.grants, grantId);
     if (grant === undefined) return [];
-    return gaugesOf(grant.scope.budget as unknown as Record<string, unknown>, grant.used as unknown as Record<string, unknown>, inFlight);
+    // Meters used live beside the amounts in the record (issue 12): the gauges read them as `used.meters`.
+    const used = grant.metersUsed === undefined ? grant.used : { ...grant.used, meters: grant.metersUsed };
+    return gaugesOf(grant.scope.budget as unknown as Record<string, unknown>, used as unknown as Record<string, unknown>, inFlight);
   }
 
   outcomeOf(row: DecisionRow): Outcome | 'in flight' | null {
