@@ -39,9 +39,10 @@ describe('atc issue, revoke and grants on a ledger file', () => {
   it('records the policy templates in the grant.issued event', async () => {
     const ledger = tmp.file('l.sqlite');
     await logWithTool(ledger);
-    await runIssue(['--ledger', ledger, '--policy', policyFile({ ...policy, fsBase: '/srv' })], captureIo());
+    const base = fs.realpathSync(tmp.dir);
+    await runIssue(['--ledger', ledger, '--policy', policyFile({ ...policy, fsBase: base })], captureIo());
     const reopened = createLedger({ store: sqliteStore({ path: ledger, readonly: true }) });
-    expect(reopened.events().find((e) => e.type === 'grant.issued')).toMatchObject({ resourceTemplates: { read_file: ['fs:{path}'] }, fsBase: '/srv' });
+    expect(reopened.events().find((e) => e.type === 'grant.issued')).toMatchObject({ resourceTemplates: { read_file: ['fs:{path}'] }, fsBase: base });
     await reopened.close();
   });
 
@@ -58,6 +59,22 @@ describe('atc issue, revoke and grants on a ledger file', () => {
     const io = captureIo();
     expect(await runIssue(['--ledger', tmp.file('l.sqlite'), '--policy', policyFile({ ...policy, scopes: ['fs:/a/../b/'] })], io)).toBe(2);
     expect(io.stderr.join('\n')).toMatch(/policy scopes\[0\]/);
+  });
+
+  it('refuses a policy whose fsBase is not an existing directory, or whose fs: scope names a directory through a symlink', async () => {
+    const ledger = tmp.file('l.sqlite');
+    await logWithTool(ledger);
+    const io = captureIo();
+    expect(await runIssue(['--ledger', ledger, '--policy', policyFile({ ...policy, fsBase: tmp.file('missing') })], io)).toBe(2);
+    expect(io.stderr.join('\n')).toMatch(/policy fsBase: must be an existing directory/);
+    fs.mkdirSync(tmp.file('real'));
+    fs.symlinkSync(tmp.file('real'), tmp.file('alias'));
+    const aliased = captureIo();
+    expect(await runIssue(['--ledger', ledger, '--policy', policyFile({ ...policy, scopes: [`fs:${fs.realpathSync(tmp.dir)}/alias/`] })], aliased)).toBe(2);
+    expect(aliased.stderr.join('\n')).toMatch(/policy scopes\[0\]: names a directory whose real location is .*\/real\//);
+    const reopened = createLedger({ store: sqliteStore({ path: ledger, readonly: true }) });
+    expect(reopened.events().filter((e) => e.type === 'grant.issued')).toHaveLength(0);
+    await reopened.close();
   });
 
   it('lists grants as JSON with status and usage, never a token, and shows a revocation', async () => {

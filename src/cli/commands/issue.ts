@@ -3,6 +3,7 @@ import type { CliCommand } from '../command';
 import { openLedgerFile, packageVersion, splitCommand } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, type Policy } from '../../integrations/mcp/policy';
+import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
 import { ResourceMapping } from '../../integrations/mcp/resourceMapping';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
@@ -16,7 +17,9 @@ export function readPolicyFile(file: string): Policy {
   } catch (error) {
     throw new Error(`cannot read the policy file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  return parsePolicy(text);
+  const policy = parsePolicy(text);
+  checkPolicyPaths(policy);
+  return policy;
 }
 
 /**

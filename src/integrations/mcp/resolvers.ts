@@ -1,24 +1,61 @@
+import { lstatSync, readdirSync } from 'node:fs';
+import { fsResource } from '../../resources/fs/fsResource';
+import { ResourceRefusedError } from '../../resources/resourceRefusedError';
+import { urlResource } from '../../resources/url/urlResource';
 import type { TemplateResolvers } from './resourceTemplates';
 
-const defaultPorts: { readonly [protocol: string]: string } = { 'http:': '80', 'https:': '443' };
+const invalid = (): ResourceRefusedError => new ResourceRefusedError('invalid_resource');
 
 /**
- * Resolvers over canonical virtual resources, used until the real-location resolvers
- * (`fsResource` / `urlResource`, issue 14) are wired in here. They never touch the disk: a path is
- * taken as written (so `..`, `.` and doubled slashes stay in it and the ledger refuses them as not
- * canonical), and a symlink is NOT followed; see docs/mcp.md. This is the one seam to replace.
+ * What the proxy refuses before resolving, because the upstream server would read the text
+ * differently from the kernel: it forwards the agent's path as written, and servers (the reference
+ * filesystem server among them) normalize `.`/`..` lexically before following symlinks (the kernel
+ * applies a `..` after a symlink to the link's target) and expand a leading `~` to their home.
+ * Refusing these keeps "what the proxy checked" and "what the server opens" the same object.
  */
-export const virtualResolvers: TemplateResolvers = {
+function upstreamAmbiguous(path: string): boolean {
+  const components = path.split('/');
+  if (components.some((c) => c === '.' || c === '..')) return true;
+  return !path.startsWith('/') && (components[0] ?? '').startsWith('~');
+}
+
+/**
+ * The first name of `realPath` that does not exist, when its existing parent holds another entry
+ * equal to it under NFC: the reference filesystem server opens that entry for a path that does
+ * not exist (it matches names by NFC), so the proxy would have checked a different object.
+ */
+function hasUnicodeTwin(realPath: string): boolean {
+  const segments = realPath.split('/').filter((s) => s !== '');
+  let parent = '';
+  for (const name of segments) {
+    const here = `${parent}/${name}`;
+    if (lstatSync(here, { throwIfNoEntry: false }) === undefined) {
+      const wanted = name.normalize('NFC');
+      return readdirSync(parent === '' ? '/' : parent).some((entry) => entry !== name && entry.normalize('NFC') === wanted);
+    }
+    parent = here;
+  }
+  return false;
+}
+
+/**
+ * The proxy's resolvers: `fs:` templates give the canonical resource of where the path really
+ * leads (`fsResource`, symlinks in every component resolved, a relative path against the policy's
+ * `fsBase`), so a symlink inside a granted folder that points outside is refused before the
+ * upstream sees the call; `url:` templates give `urlResource`'s canonical form. Anything that cannot
+ * be resolved throws, which the ledger records as `invalid_resource` (fail closed).
+ */
+export const realResolvers: TemplateResolvers = {
   fs: (path, base) => {
-    if (path.startsWith('/')) return `fs:${path}`;
-    if (base === undefined) throw new Error('a relative path needs the policy\'s fsBase');
-    return `fs:${base.replace(/\/+$/, '')}/${path}`;
+    if (upstreamAmbiguous(path)) throw invalid();
+    const resource = fsResource(path, base !== undefined ? { base } : {});
+    try {
+      if (hasUnicodeTwin(resource.slice('fs:'.length))) throw invalid();
+    } catch (error) {
+      if (error instanceof ResourceRefusedError) throw error;
+      throw invalid(); // an unreadable directory: cannot tell, so refuse
+    }
+    return resource;
   },
-  url: (text) => {
-    const url = new URL(text);
-    if (url.username !== '' || url.password !== '') throw new Error('a URL with userinfo is refused');
-    const port = url.port !== '' ? url.port : defaultPorts[url.protocol];
-    if (port === undefined) throw new Error('only http: and https: URLs map to resources');
-    return `${url.protocol}/${url.hostname}:${port}${url.pathname}`;
-  },
+  url: (text) => urlResource(text),
 };

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../domain/json';
 import type { ResourceTemplates } from '../../domain/events';
 import { templateResources, type TemplateResolvers } from './resourceTemplates';
-import { virtualResolvers } from './resolvers';
+import { realResolvers } from './resolvers';
 
 /**
  * The resources a proxied call names, from the grant's recorded templates. Tools are registered
@@ -12,7 +12,7 @@ export class ResourceMapping {
   private templates: ResourceTemplates | undefined;
   private fsBase: string | undefined;
 
-  constructor(private readonly resolvers: TemplateResolvers = virtualResolvers) {}
+  constructor(private readonly resolvers: TemplateResolvers = realResolvers) {}
 
   use(templates: ResourceTemplates, fsBase: string | undefined): void {
     this.templates = templates;

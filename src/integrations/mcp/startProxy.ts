@@ -5,6 +5,7 @@ import { shardGet } from '../../domain/shardedMap';
 import type { Ledger } from '../../stream/types';
 import { grantTemplates } from './grantTemplates';
 import { checkPolicyTools, policyIssueOptions, registeredSchemas, type Policy } from './policy';
+import { checkPolicyPaths } from './policyPaths';
 import { createProxyServer } from './proxyServer';
 import { ResourceMapping } from './resourceMapping';
 import { connectUpstream, listUpstreamTools, type UpstreamTarget } from './upstream';
@@ -61,6 +62,7 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
     let grantId: string;
     let issuedToken: string | undefined;
     if ('policy' in options.grant) {
+      checkPolicyPaths(options.grant.policy);
       checkPolicyTools(options.grant.policy, registeredSchemas(ledger));
       ({ token, grantId } = await ledger.issue(policyIssueOptions(options.grant.policy, (options.clock ?? Date.now)())));
       issuedToken = token;
