@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { keepProgressBeforeResponses } from '../../src/integrations/mcp/progressOrder';
 
 // Real processes: the official MCP client → the built `atc proxy` (dist/, built by `pretest`) →
 // the logging test server (test/fixtures/mcpLoggingServer.js) as the proxy's child, or over HTTP.
@@ -56,6 +57,9 @@ export async function proxyClient(args: readonly string[], env: { readonly [k: s
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'e2e-test-client', version: '1.0.0' });
   await client.connect(transport);
+  // The SDK client drops progress read together with its response (typescript-sdk#2580); the proxy
+  // sends progress first, but a loaded test machine can still read both at once on this side.
+  keepProgressBeforeResponses(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 

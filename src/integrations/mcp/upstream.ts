@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { keepProgressBeforeResponses } from './progressOrder';
 
 /** Where the proxy's upstream MCP server is: a command it starts over stdio, or a Streamable HTTP URL. */
 export type UpstreamTarget =
@@ -23,6 +24,7 @@ export async function connectUpstream(target: UpstreamTarget, version: string): 
       ? new StdioClientTransport({ command: target.command, args: [...target.args], env: { ...target.env }, stderr: 'inherit' })
       : new StreamableHTTPClientTransport(target.url, { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 } });
   await client.connect(transport);
+  keepProgressBeforeResponses(transport);
   return client;
 }
 
