@@ -19,12 +19,21 @@ describe('policy files', () => {
     expect(options).toEqual({ tools: ['read_file'], budget: { calls: 10, inputBytes: 1000 }, expiresAt: 1_000 + 8 * 3_600_000, resources: ['fs:/srv/project/'], resourceTemplates: { read_file: ['fs:{path}'] } });
   });
 
+  it('accepts budget meters and a rate window and passes them to issue as they are', () => {
+    const budget = { calls: 10, inputBytes: 1000, meters: { usd_micros: 5_000_000 }, rate: { calls: 3, windowMs: 60_000 } };
+    expect(policyIssueOptions(parsePolicy(text({ ...valid, budget })), 0).budget).toEqual(budget);
+  });
+
   it.each([
     [{ ...valid, scopes: ['fs:/srv/../etc/'] }, /^policy scopes\[0\]: is not a canonical scope/],
     [{ ...valid, budget: { calls: -1, inputBytes: 1 } }, /^policy budget\.calls: /],
-    [{ ...valid, budget: { calls: 1, inputBytes: 1, meters: { usd: 1 } } }, /^policy budget\.meters: budget meters are not supported yet/],
-    [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 1, windowMs: 1 } } }, /^policy budget\.rate: rate windows are not supported yet/],
-    [{ ...valid, callTimeoutMs: 1000 }, /^policy callTimeoutMs: callTimeoutMs are not supported yet/],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, meters: { usd: -1 } } }, /^policy budget\.meters\.usd: must be >= 0/],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, meters: { 'US Dollars': 1 } } }, /^policy budget\.meters\["US Dollars"\]: is not a meter name/],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, meters: { usd: 1.5 } } }, /^policy budget\.meters\.usd: must be integer/],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 0, windowMs: 1 } } }, /^policy budget\.rate\.calls: must be >= 1/],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 1 } } }, /^policy budget\.rate\.windowMs: /],
+    [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 1, windowMs: 1, burst: 2 } } }, /^policy budget\.rate\.burst: is not a policy field/],
+    [{ ...valid, callTimeoutMs: 1000 }, /^policy callTimeoutMs: callTimeoutMs is not supported yet/],
     [{ ...valid, toolz: [] }, /^policy toolz: is not a policy field/],
     [{ ...valid, tools: [] }, /^policy tools: /],
     [{ ...valid, expiresIn: undefined }, /^policy expiresIn: give exactly one of expiresIn or expiresAt/],

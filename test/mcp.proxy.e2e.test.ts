@@ -96,6 +96,19 @@ describe.each(['stdio', 'http'] as const)('atc proxy with an upstream over %s', 
     await proxy.close();
   });
 
+  it("enforces the policy's rate window: the third call in the window is rate_limited with retryAfterMs, unseen by the server", async () => {
+    const proxy = await start({ policy: { ...policy, budget: { calls: 100, inputBytes: 1_000_000, rate: { calls: 2, windowMs: 3_600_000 } } } });
+    const results = [];
+    for (const i of [1, 2, 3]) results.push(await proxy.client.callTool({ name: 'echo', arguments: { text: `r${i}` } }));
+    expect(results.map((r) => r.isError === true)).toEqual([false, false, true]);
+    expect(results[2]?._meta).toMatchObject({ 'atc/reason': 'rate_limited', 'atc/retryAfterMs': expect.any(Number) });
+    expect(text(results[2])).toMatch(/^rejected: rate_limited/);
+    expect(toolCallsSeen(proxy.log, 'echo')).toHaveLength(2);
+    const rejected = logEvents(proxy.ledger).find((e) => e.type === 'call.rejected');
+    expect(rejected).toMatchObject({ reason: 'rate_limited' });
+    await proxy.close();
+  });
+
   it('cancels a slow call: the server receives notifications/cancelled and the log settles it cancelled', async () => {
     const proxy = await start();
     const cancel = new AbortController();

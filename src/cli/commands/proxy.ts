@@ -80,6 +80,8 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     return 1;
   }
   for (const [name, why] of started.tools.refused) io.err(`atc proxy: tool ${name} refused: ${why}`);
+  // MCP tools declare no cost, so nothing the upstream does is charged to a meter (docs/mcp.md).
+  if (policy?.budget.meters !== undefined) io.err('atc proxy: budget.meters: the upstream\'s MCP tools declare no cost, so calls through this proxy charge no meter');
   report(`grant ${started.grantId}${started.issuedToken !== undefined ? ' issued from the policy' : ''}; ${started.tools.registered.size} upstream tools registered`);
 
   const closed = new Promise<void>((resolve) => {

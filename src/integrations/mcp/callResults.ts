@@ -8,7 +8,7 @@ export function rejectionResult(outcome: Rejected): CallToolResult {
   return {
     content: [{ type: 'text', text: `rejected: ${outcome.reason}: ${outcome.message}` }],
     isError: true,
-    _meta: { 'atc/reason': outcome.reason, 'atc/callId': outcome.callId },
+    _meta: { 'atc/reason': outcome.reason, 'atc/callId': outcome.callId, ...(outcome.retryAfterMs !== undefined ? { 'atc/retryAfterMs': outcome.retryAfterMs } : {}) },
   };
 }
 

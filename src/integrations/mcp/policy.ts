@@ -1,12 +1,13 @@
 import Ajv, { type ErrorObject } from 'ajv';
+import { limits, meterNamePattern } from '../../domain/limits';
 import { isCanonicalScope } from '../../domain/resources';
 import type { JsonObject } from '../../domain/json';
 import type { IssueOptions, Ledger } from '../../stream/types';
 import { templateProblem } from './resourceTemplates';
 
 /**
- * A policy file: one grant, as JSON. Only what the ledger enforces today is accepted; budget
- * meters, rate windows and `callTimeoutMs` arrive with issue 12 and are refused until then.
+ * A policy file: one grant, as JSON. Only what the ledger enforces is accepted: `callTimeoutMs` is
+ * refused until the ledger's call timeouts land.
  */
 export interface Policy {
   readonly tools: readonly string[];
@@ -22,13 +23,18 @@ export interface Policy {
   /** ISO 8601 time or ms since epoch. */
   readonly expiresAt?: string | number;
   readonly notBefore?: string | number;
-  readonly budget: { readonly calls: number; readonly inputBytes: number };
+  readonly budget: {
+    readonly calls: number;
+    readonly inputBytes: number;
+    /** Caps per named meter (docs/budgets.md); charged by tools that declare a cost. */
+    readonly meters?: { readonly [meter: string]: number };
+    /** A sliding window: at most `calls` admissions in any `windowMs`. */
+    readonly rate?: { readonly calls: number; readonly windowMs: number };
+  };
 }
 
 export const policyBytesMax = 1_048_576;
 const laterFields: { readonly [path: string]: string } = {
-  'budget.meters': 'budget meters',
-  'budget.rate': 'rate windows',
   callTimeoutMs: 'callTimeoutMs',
 };
 
@@ -49,7 +55,22 @@ const schema = {
     expiresIn: { type: 'string', maxLength: 32 },
     expiresAt: time,
     notBefore: time,
-    budget: { type: 'object', additionalProperties: false, required: ['calls', 'inputBytes'], properties: { calls: count, inputBytes: count } },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['calls', 'inputBytes'],
+      properties: {
+        calls: count,
+        inputBytes: count,
+        meters: { type: 'object', maxProperties: limits.metersPerGrantMax, propertyNames: { pattern: meterNamePattern.source }, additionalProperties: count },
+        rate: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['calls', 'windowMs'],
+          properties: { calls: { type: 'integer', minimum: 1, maximum: limits.rateCallsMax }, windowMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+        },
+      },
+    },
   },
 } as const;
 
@@ -60,6 +81,9 @@ function fieldOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'additionalProperties') parts.push(String((error.params as { additionalProperty: string }).additionalProperty));
   if (error.keyword === 'required') parts.push(String((error.params as { missingProperty: string }).missingProperty));
+  // A key refused by `propertyNames` (a meter name): ajv names it on the error or in its params.
+  const key = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
+  if (key !== undefined) parts.push(key);
   let field = '';
   for (const part of parts) field += /^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? (field === '' ? part : `.${part}`) : `[${JSON.stringify(part)}]`;
   return field === '' ? '(policy)' : field;
@@ -94,8 +118,9 @@ export function parsePolicy(text: string): Policy {
     const error = (validate.errors as ErrorObject[])[0] as ErrorObject;
     const field = fieldOf(error);
     const later = laterFields[field];
-    if (later !== undefined) throw new PolicyError(field, `${later} are not supported yet (they arrive with the ledger's budget meters, rate windows and call timeouts)`);
-    throw new PolicyError(field, error.keyword === 'additionalProperties' ? 'is not a policy field' : (error.message ?? 'is malformed'));
+    if (later !== undefined) throw new PolicyError(field, `${later} is not supported yet (it arrives with the ledger's call timeouts)`);
+    const message = error.keyword === 'additionalProperties' ? 'is not a policy field' : error.keyword === 'propertyNames' || error.keyword === 'pattern' ? `is not a meter name (${meterNamePattern})` : (error.message ?? 'is malformed');
+    throw new PolicyError(field, message);
   }
   const policy = value as Policy;
   const tools = new Set<string>();
