@@ -1,17 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createLedger } from '../stream/ledger';
+import { createLedger, openLedger } from '../stream/ledger';
 import type { Ledger, LedgerOptions } from '../stream/types';
 import { sqliteStore } from '../stores/sqlite/sqliteStore';
 
-/**
- * Opens the ledger a `--ledger` option names: a SQLite file (created if absent when `create`).
- * PostgreSQL URLs are not accepted here yet (they come with `openLedger`, issue 10).
- */
-export function openLedgerFile(file: string, options: { readonly create: boolean } & Pick<LedgerOptions, 'onToolError'>): Ledger {
-  if (/^postgres(ql)?:\/\//.test(file)) throw new Error('--ledger takes a SQLite file here; PostgreSQL URLs are not supported by this command yet');
+export type LedgerAtOptions = { readonly create: boolean } & Pick<LedgerOptions, 'onToolError'>;
+
+/** Opens the SQLite file a `--ledger` option names (created if absent when `create`). */
+export function openLedgerFile(file: string, options: LedgerAtOptions): Ledger {
   if (!options.create && !fs.existsSync(file)) throw new Error(`no ledger file at ${file}`);
   return createLedger({ store: sqliteStore({ path: file }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
+}
+
+/**
+ * Opens the ledger a `--ledger` option names: a SQLite file, or a PostgreSQL log
+ * (`postgres://…[?schema=atc]`, its schema migrated if new; `pg` is loaded only then). A server
+ * that does not answer fails the open within the store's timeout (10 s).
+ */
+export async function openLedgerAt(target: string, options: LedgerAtOptions): Promise<Ledger> {
+  if (!/^postgres(ql)?:\/\//i.test(target)) return openLedgerFile(target, options);
+  const { parsePostgresTarget } = await import('../stores/postgres/postgresMirror');
+  const { postgresStore } = await import('../stores/postgres/postgresStore');
+  const { connectionString, schema } = parsePostgresTarget(target);
+  return openLedger({ store: postgresStore({ connectionString, schema }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
 }
 
 /** The package's version (for MCP `serverInfo` / `clientInfo`), found by walking up to package.json. */

@@ -1,11 +1,11 @@
 import type { CliCommand } from '../command';
-import { openLedgerFile } from '../ledgerFile';
+import { openLedgerAt } from '../ledgerFile';
 import { ancestorRecords } from '../../domain/grantChain';
 import { shardValues } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
-const usage = 'usage: atc grants --ledger <log.sqlite> [--json]';
+const usage = 'usage: atc grants --ledger <log.sqlite | postgres://…> [--json]';
 
 export interface GrantListing {
   readonly grantId: string;
@@ -45,7 +45,7 @@ export async function runGrants(args: readonly string[], io: SqliteCliIo = sqlit
   }
   let ledger;
   try {
-    ledger = openLedgerFile(parsed.values.get('ledger') as string, { create: false });
+    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: false });
   } catch (error) {
     io.err(`atc grants: ${(error as Error).message}`);
     return 2;

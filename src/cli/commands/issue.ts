@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import type { CliCommand } from '../command';
-import { openLedgerFile, packageVersion, splitCommand } from '../ledgerFile';
+import { openLedgerAt, packageVersion, splitCommand } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, type Policy } from '../../integrations/mcp/policy';
 import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
 import { ResourceMapping } from '../../integrations/mcp/resourceMapping';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
-const usage = 'usage: atc issue --ledger <log.sqlite> --policy <policy.json> [--url <http://…> | -- <command> [args…]]';
+const usage = 'usage: atc issue --ledger <log.sqlite | postgres://…> --policy <policy.json> [--url <http://…> | -- <command> [args…]]';
 
 /** Reads and checks a policy file; the error names the file and the field. */
 export function readPolicyFile(file: string): Policy {
@@ -46,7 +46,13 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
     io.err(`atc issue: ${(error as Error).message}`);
     return 2;
   }
-  const ledger = openLedgerFile(parsed.values.get('ledger') as string, { create: true });
+  let ledger;
+  try {
+    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true });
+  } catch (error) {
+    io.err(`atc issue: ${(error as Error).message}`);
+    return 2;
+  }
   try {
     if (target !== undefined) {
       // Loaded only when an upstream is given: the other commands do not load the MCP SDK.

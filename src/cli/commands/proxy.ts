@@ -1,11 +1,11 @@
 import type { CliCommand } from '../command';
-import { openLedgerFile, packageVersion, splitCommand } from '../ledgerFile';
+import { openLedgerAt, packageVersion, splitCommand } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { readPolicyFile } from './issue';
 import type { Policy } from '../../integrations/mcp/policy';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
-const usage = `usage: atc proxy --ledger <log.sqlite> (--policy <policy.json> | --token-env NAME)
+const usage = `usage: atc proxy --ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-env NAME)
                  [--quiet] [--on-tool-error consume|refund] [--upstream-timeout-ms N]
                  (--url <http://…> | -- <command> [args…])`;
 
@@ -60,7 +60,7 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   let ledger;
   try {
-    ledger = openLedgerFile(parsed.values.get('ledger') as string, { create: true, onToolError });
+    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, onToolError });
   } catch (error) {
     return fail((error as Error).message);
   }

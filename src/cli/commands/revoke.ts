@@ -1,8 +1,8 @@
 import type { CliCommand } from '../command';
-import { openLedgerFile } from '../ledgerFile';
+import { openLedgerAt } from '../ledgerFile';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
-const usage = 'usage: atc revoke --ledger <log.sqlite> <grantId> [--abort]';
+const usage = 'usage: atc revoke --ledger <log.sqlite | postgres://…> <grantId> [--abort]';
 
 /** `atc revoke`: revokes a grant in a ledger file; a proxy on the same file refuses its next call. */
 export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
@@ -15,7 +15,7 @@ export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqlit
   const grantId = parsed.positional[0] as string;
   let ledger;
   try {
-    ledger = openLedgerFile(parsed.values.get('ledger') as string, { create: false });
+    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: false });
   } catch (error) {
     io.err(`atc revoke: ${(error as Error).message}`);
     return 2;
