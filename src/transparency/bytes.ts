@@ -29,17 +29,26 @@ export function toHex(bytes: Uint8Array): string {
 const nibbles = new Uint8Array(128).fill(255);
 for (let i = 0; i < 16; i++) nibbles['0123456789abcdef'.charCodeAt(i)] = i;
 
-/** Lower-case hex only; undefined otherwise. Table-driven: it runs once per appended event. */
+/** Lower-case hex only; undefined otherwise. */
 export function fromHex(text: string): Uint8Array | undefined {
   if (text.length % 2 !== 0) return undefined;
   const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) {
+  return fromHexInto(text, bytes) ? bytes : undefined;
+}
+
+/**
+ * Decodes lower-case hex of exactly `out.length` bytes into `out`; false (out partly written) for
+ * anything else. Table-driven and allocation-free: the tree runs it once per appended event.
+ */
+export function fromHexInto(text: string, out: Uint8Array): boolean {
+  if (text.length !== 2 * out.length) return false;
+  for (let i = 0; i < out.length; i++) {
     const hi = nibbles[text.charCodeAt(2 * i)] ?? 255;
     const lo = nibbles[text.charCodeAt(2 * i + 1)] ?? 255;
-    if (hi === 255 || lo === 255) return undefined;
-    bytes[i] = (hi << 4) | lo;
+    if (hi === 255 || lo === 255) return false;
+    out[i] = (hi << 4) | lo;
   }
-  return bytes;
+  return true;
 }
 
 export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {

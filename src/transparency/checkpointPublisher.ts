@@ -5,12 +5,13 @@ import { equalBytes } from './bytes';
 import { formatCheckpointBody, parseCheckpointBody, verifyCheckpoint, type Checkpoint } from './checkpoint';
 import { CompactFrontier, type FrontierJson } from './compactFrontier';
 import type { TransparencySigner } from './crypto';
-import { eventLeaf } from './eventLeaves';
-import { merkleHasher, rangeRootOfLeaves, type MerkleHasher } from './merkleHasher';
+import { eventLeaf, eventLeafInto } from './eventLeaves';
+import { merkleHasher, type MerkleHasher } from './merkleHasher';
 import { nodeCrypto } from './nodeCrypto';
 import { parseSignerKey, parseVerifierKey, signNote, verifierKeyOf, type SignerKey, type VerifierKey } from './noteKeys';
 import { consistencyProof, verifyConsistency } from './proofs';
 import type { CheckpointSink, PublishedCheckpoint } from './checkpointSink';
+import { SubtreesSince } from './subtreesSince';
 
 export interface CheckpointPublisherOptions {
   /** The log's signer key (`PRIVATE+KEY+<origin>+…`, as `atc keygen` writes it); its name is the origin. */
@@ -36,7 +37,7 @@ export interface CheckpointPublisherOptions {
   readonly crypto?: TransparencySigner;
 }
 
-/** Appended leaves kept for the next consistency proof; reaching it forces a checkpoint (32 MB). */
+/** Leaves appended since the last checkpoint; reaching it forces one (their subtrees: about 64 MB). */
 export const checkpointTailMax = 1_000_000;
 
 interface Signed {
@@ -67,9 +68,11 @@ export class CheckpointPublisher implements LogFollower {
   private readonly sink: CheckpointSink;
   private readonly onError: (error: Error) => void;
   private head: CompactFrontier;
-  /** The frontier at the last signed checkpoint, and the leaf hashes appended since. */
+  /** The frontier at the last signed checkpoint, and the subtrees appended since (for the next consistency proof). */
   private anchor: CompactFrontier | undefined;
-  private tail: Uint8Array[] = [];
+  private tail: SubtreesSince | undefined;
+  /** The hex-decoded hash of the event being appended (no allocation per event). */
+  private readonly leafBytes = new Uint8Array(32);
   private previous: Signed | undefined;
   private cancelTimer: (() => void) | undefined;
   private opened = false;
@@ -146,8 +149,11 @@ export class CheckpointPublisher implements LogFollower {
     if (largest !== undefined) {
       this.previous = { size: largest.size, root: largest.root, note: largest.note };
       this.anchor = largest.frontier;
-      this.tail = [];
-      for (const hash of hashes(largest.size, log.head.seq)) this.tail.push(this.hasher.leaf(eventLeaf(hash)));
+      // The subtrees since that checkpoint, recorded by replaying its frontier to the head.
+      const tail = new SubtreesSince(this.hasher, largest.size);
+      const replay = largest.frontier.copy();
+      for (const hash of hashes(largest.size, log.head.seq)) replay.appendLeafHash(this.hasher.leaf(eventLeaf(hash)), tail.record);
+      this.tail = tail;
     }
     if (this.options.everyMs !== undefined) {
       const setTimer = this.options.setTimer ?? defaultTimer;
@@ -158,11 +164,8 @@ export class CheckpointPublisher implements LogFollower {
 
   appended(events: readonly LedgerEvent[]): void {
     try {
-      for (const event of events) {
-        const leaf = this.hasher.leaf(eventLeaf(event.hash));
-        this.head.appendLeafHash(leaf);
-        if (this.anchor !== undefined) this.tail.push(leaf);
-      }
+      const record = this.tail?.record;
+      for (const event of events) this.head.appendLeafHash(this.hasher.leaf(eventLeafInto(event.hash, this.leafBytes)), record);
       if (this.due()) this.publishIfGrown();
     } catch (error) {
       this.report(error);
@@ -201,7 +204,7 @@ export class CheckpointPublisher implements LogFollower {
 
   private due(): boolean {
     const since = this.head.size - (this.previous?.size ?? 0);
-    return (this.options.everyEvents !== undefined && since >= this.options.everyEvents) || this.tail.length >= checkpointTailMax;
+    return (this.options.everyEvents !== undefined && since >= this.options.everyEvents) || (this.tail !== undefined && this.tail.size - this.tail.from >= checkpointTailMax);
   }
 
   private sign(): PublishedCheckpoint {
@@ -221,22 +224,23 @@ export class CheckpointPublisher implements LogFollower {
     const note = signNote(this.crypto, this.key, formatCheckpointBody(checkpoint));
     this.previous = { size, root, note };
     this.anchor = this.head.copy();
-    this.tail = [];
+    this.tail = new SubtreesSince(this.hasher, size);
     const published: PublishedCheckpoint = { note, checkpoint, previous: previous === undefined ? undefined : { size: previous.size, root: previous.root }, consistencyProof: proof };
     this.sink.publish(published);
     return published;
   }
 
-  /** MTH of a range the consistency proof asks for: a perfect subtree of the anchor, or leaves of the tail. */
+  /** MTH of a range the consistency proof asks for: a perfect subtree of the anchor, or subtrees of the tail. */
   private rangeRoot(start: number, end: number): Uint8Array {
     const anchor = this.anchor as CompactFrontier;
+    const tail = this.tail as SubtreesSince;
     if (end <= anchor.size) {
       const node = anchor.ranges().find((r) => r.start === start && r.end === end);
       if (node === undefined) throw new Error(`no perfect subtree [${start}, ${end}) in the frontier at ${anchor.size}`);
       return node.root;
     }
     if (start < anchor.size) throw new Error(`range [${start}, ${end}) straddles the last checkpoint at ${anchor.size}`);
-    return rangeRootOfLeaves(this.hasher, (i) => this.tail[i - anchor.size] as Uint8Array, start, end);
+    return tail.rangeRoot(start, end);
   }
 
   private extend(frontier: CompactFrontier, hashes: Iterable<string>): void {

@@ -32,11 +32,20 @@ export class CompactFrontier {
     return this.count;
   }
 
-  /** Appends one leaf by its leaf hash (H(0x00 ‖ leaf)). */
-  appendLeafHash(leafHash: Uint8Array): void {
+  /**
+   * Appends one leaf by its leaf hash (H(0x00 ‖ leaf)). `onNode`, when given, sees every perfect
+   * subtree this creates: the leaf itself (height 0), then each merge, by height; the subtree of
+   * height h ends at the new size and starts 2^h leaves before it.
+   */
+  appendLeafHash(leafHash: Uint8Array, onNode?: (height: number, hash: Uint8Array) => void): void {
     let hash = leafHash;
+    let height = 0;
+    onNode?.(0, hash);
     // Merge with every perfect subtree of the same size: one per trailing one bit of the old size.
-    for (let n = this.count; n % 2 === 1; n = Math.floor(n / 2)) hash = this.hasher.node(this.nodes.pop() as Uint8Array, hash);
+    for (let n = this.count; n % 2 === 1; n = Math.floor(n / 2)) {
+      hash = this.hasher.node(this.nodes.pop() as Uint8Array, hash);
+      onNode?.(++height, hash);
+    }
     this.nodes.push(hash);
     this.count++;
   }

@@ -1,4 +1,4 @@
-import { fromHex } from './bytes';
+import { fromHex, fromHexInto } from './bytes';
 import type { MerkleHasher } from './merkleHasher';
 import { CompactFrontier } from './compactFrontier';
 
@@ -9,6 +9,12 @@ export function eventLeaf(hashHex: string): Uint8Array {
   const bytes = typeof hashHex === 'string' && hashHex.length === 64 ? fromHex(hashHex) : undefined;
   if (bytes === undefined) throw new TypeError('an event hash is 64 lower-case hex digits');
   return bytes;
+}
+
+/** eventLeaf into `out` (32 bytes, reused by the caller: no allocation per event); returns `out`. */
+export function eventLeafInto(hashHex: string, out: Uint8Array): Uint8Array {
+  if (typeof hashHex !== 'string' || hashHex.length !== 64 || !fromHexInto(hashHex, out)) throw new TypeError('an event hash is 64 lower-case hex digits');
+  return out;
 }
 
 /** The tree root of a log given its events' hashes in order (the empty log's root is SHA-256 of nothing). */

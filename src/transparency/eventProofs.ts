@@ -1,4 +1,4 @@
-import { toHex } from './bytes';
+import { equalBytes, toHex } from './bytes';
 import { parseCheckpointBody, verifyCheckpoint, type Checkpoint } from './checkpoint';
 import type { TransparencyCrypto } from './crypto';
 import { eventLeaf } from './eventLeaves';
@@ -43,6 +43,23 @@ export function proveEvent(crypto: Pick<TransparencyCrypto, 'sha256'>, eventHash
   if (!Number.isSafeInteger(seq) || seq < 1 || seq > checkpoint.size) return { ok: false, code: 'seq_out_of_range', message: `seq ${seq} is not in the checkpoint's tree (seq 1 to ${checkpoint.size})` };
   if (toHex(tree.root()) !== toHex(checkpoint.root)) return { ok: false, code: 'checkpoint_mismatch', message: `the checkpoint's root is not this log's root at size ${checkpoint.size}` };
   const proof = formatTlogProof({ extra: leaves[0] as Uint8Array, index: seq - 1, proof: tree.inclusionProof(seq - 1, checkpoint.size), checkpoint: checkpointNote });
+  return { ok: true, proof, checkpoint };
+}
+
+/**
+ * proveEvent from a MerkleTree of the log's leaves kept up to date (stored subtrees: O(log n) per
+ * proof, no rebuild), given the proven event's hash (from the log). The same checks and result:
+ * the checkpoint's root must be the tree's root at its size, and the event's leaf the tree's.
+ */
+export function proveEventInTree(crypto: Pick<TransparencyCrypto, 'sha256'>, tree: MerkleTree, eventHash: string, seq: number, checkpointNote: string): ProveEventResult {
+  const checkpoint = checkpointOfNote(checkpointNote);
+  if (checkpoint === undefined) return { ok: false, code: 'not_a_checkpoint', message: 'the checkpoint file is not a signed checkpoint' };
+  if (tree.size < checkpoint.size) return { ok: false, code: 'checkpoint_larger_than_log', message: `the checkpoint is at size ${checkpoint.size}, the log has ${tree.size} events` };
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > checkpoint.size) return { ok: false, code: 'seq_out_of_range', message: `seq ${seq} is not in the checkpoint's tree (seq 1 to ${checkpoint.size})` };
+  if (!equalBytes(tree.root(checkpoint.size), checkpoint.root)) return { ok: false, code: 'checkpoint_mismatch', message: `the checkpoint's root is not this log's root at size ${checkpoint.size}` };
+  const leaf = eventLeaf(eventHash);
+  if (!equalBytes(merkleHasher(crypto).leaf(leaf), tree.leafHash(seq - 1))) return { ok: false, code: 'checkpoint_mismatch', message: `event hash ${eventHash} is not leaf ${seq - 1} of this tree` };
+  const proof = formatTlogProof({ extra: leaf, index: seq - 1, proof: tree.inclusionProof(seq - 1, checkpoint.size), checkpoint: checkpointNote });
   return { ok: true, proof, checkpoint };
 }
 

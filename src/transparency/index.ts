@@ -31,4 +31,4 @@ export { formatTlogProof, parseTlogProof, type TlogProof } from './tlogProof';
 // The ledger side (node-only: it signs with node:crypto by default and the file sink writes files).
 export { checkpointPublisher, CheckpointPublisher, checkpointTailMax, type CheckpointPublisherOptions } from './checkpointPublisher';
 export { fileCheckpointSink, type CheckpointSink, type PublishedCheckpoint } from './checkpointSink';
-export { proveEvent, verifyEventProof, checkLogAgainstCheckpoint, checkpointOfNote, type ProveEventResult, type VerifyEventProofResult, type CheckLogResult } from './eventProofs';
+export { proveEvent, proveEventInTree, verifyEventProof, checkLogAgainstCheckpoint, checkpointOfNote, type ProveEventResult, type VerifyEventProofResult, type CheckLogResult } from './eventProofs';

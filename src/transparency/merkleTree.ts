@@ -1,25 +1,6 @@
 import { hashBytes, rangeRootOfLeaves, type MerkleHasher } from './merkleHasher';
+import { HashArray } from './hashArray';
 import { consistencyProof, inclusionProof } from './proofs';
-
-/** A growable array of 32-byte hashes in one buffer (no object per hash). */
-class HashArray {
-  private buffer = new Uint8Array(hashBytes * 16);
-  length = 0;
-
-  push(hash: Uint8Array): void {
-    if ((this.length + 1) * hashBytes > this.buffer.length) {
-      const bigger = new Uint8Array(this.buffer.length * 2);
-      bigger.set(this.buffer);
-      this.buffer = bigger;
-    }
-    this.buffer.set(hash, this.length * hashBytes);
-    this.length++;
-  }
-
-  at(i: number): Uint8Array {
-    return this.buffer.subarray(i * hashBytes, (i + 1) * hashBytes);
-  }
-}
 
 /**
  * An append-only RFC 9162 Merkle tree that keeps every perfect subtree's root (level by level, about

@@ -13,4 +13,4 @@ export { noteKeyId, parseVerifierKey, formatVerifierKey, ed25519NoteVerifier, si
 export { formatCheckpointBody, parseCheckpointBody, verifyCheckpoint, type Checkpoint, type CheckpointVerifyResult } from './checkpoint';
 export { cosignatureVerifier } from './cosignature';
 export { formatTlogProof, parseTlogProof, type TlogProof } from './tlogProof';
-export { proveEvent, verifyEventProof, checkLogAgainstCheckpoint, checkpointOfNote, type ProveEventResult, type VerifyEventProofResult, type CheckLogResult } from './eventProofs';
+export { proveEvent, proveEventInTree, verifyEventProof, checkLogAgainstCheckpoint, checkpointOfNote, type ProveEventResult, type VerifyEventProofResult, type CheckLogResult } from './eventProofs';
