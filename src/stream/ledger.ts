@@ -24,7 +24,7 @@ import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
 import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, LogFollower, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
-import { openLogAsync, openLogWithFollower } from './openLog';
+import { openFollowerOnEvents, openLogAsync, openLogWithFollower } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
 import { grantUsage } from './grantUsage';
 import type { HopFacts } from '../domain/fetchHop';
@@ -123,7 +123,6 @@ class LedgerImpl implements Ledger {
     this.follower = options.transparency;
     const follower = this.follower;
     this.followerText = follower?.snapshotText !== undefined ? () => (follower.snapshotText as () => string).call(follower) : undefined;
-    if (this.follower !== undefined && opened !== undefined) throw new TypeError('the transparency option needs a synchronous store (createLedger) for now');
     this.current = opened?.state ?? openLogWithFollower(this.store as EventStore, this.follower);
     this.hops = {
       scopesOf: (grantId) => shardGet(this.current.grants, grantId)?.scope.resources ?? [],
@@ -704,6 +703,15 @@ export async function openLedger(options: LedgerOptions = {}): Promise<Ledger> {
   if (store === undefined || !isAsyncEventStore(store)) return createLedger(options);
   await store.open();
   const { state, events } = await openLogAsync(store);
+  if (options.transparency !== undefined) {
+    try {
+      openFollowerOnEvents(options.transparency, state, events);
+    } catch (error) {
+      // The follower refused the log (e.g. a checkpoint newer than it): the ledger does not open.
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
   return new LedgerImpl(options, { store, state, events });
 }
 

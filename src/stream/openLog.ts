@@ -32,6 +32,20 @@ export function openLogWithFollower(store: EventStore, follower: LogFollower | u
   return state;
 }
 
+/**
+ * Opens the follower of a ledger on an asynchronous store (openLedger) over the events it loaded:
+ * no snapshot text (such a store keeps none for followers), so the follower rebuilds from them.
+ */
+export function openFollowerOnEvents(follower: LogFollower, state: LedgerState, events: readonly LedgerEvent[]): void {
+  follower.open({
+    head: state.head,
+    snapshot: undefined,
+    hashes: function* (afterSeq, throughSeq) {
+      for (let seq = Math.max(afterSeq, 0) + 1; seq <= Math.min(throughSeq, events.length); seq++) yield (events[seq - 1] as LedgerEvent).hash;
+    },
+  });
+}
+
 function* eventHashes(store: EventStore, afterSeq: number, throughSeq: number): Generator<string> {
   if (throughSeq <= afterSeq) return;
   if (isEventHashSource(store)) {

@@ -155,8 +155,8 @@ export interface LedgerOptions {
   readonly resolveHost?: ResolveHost;
   /**
    * Follows the log as it is committed, e.g. `checkpointPublisher(…)` (agent-tool-capabilities'
-   * transparency: a Merkle tree publishing signed checkpoints; docs/transparency.md). Synchronous
-   * stores only (createLedger); it may refuse to open the ledger by throwing LedgerError.
+   * transparency: a Merkle tree publishing signed checkpoints; docs/transparency.md). Every store
+   * (createLedger, or openLedger for PostgreSQL); it may refuse to open the ledger by throwing LedgerError.
    */
   readonly transparency?: LogFollower;
 }
