@@ -2,12 +2,18 @@
 // in-memory asynchronous store so the wiring is checked without a server. The publisher follows this
 // ledger's events and other hosts' (folded before each command and by the periodic catch-up), and a
 // reopened ledger refuses to start on a checkpoint newer than, or inconsistent with, its log.
-import { LedgerError, openLedger, type Ledger, type LedgerEvent } from '../src';
+import { LedgerError, openLedger, type Ledger, type LedgerEvent, type LedgerOptions } from '../src';
 import { postgresStore } from '../src/postgres';
 import { checkpointPublisher, fileCheckpointSink, generateSignerKey, merkleHasher, nodeCrypto, rootOfEventHashes, type PublishedCheckpoint } from '../src/transparency';
 import { AsyncMemoryStore } from './support/asyncMemoryStore';
 import { describePg, freshSchema, url } from './support/pgTest';
-import { sqliteTempDir } from './support/sqliteFiles';
+import { writeFileSync } from 'node:fs';
+import { runCheckpoint } from '../src/cli/commands/checkpoint';
+import { runKeygen } from '../src/cli/commands/keygen';
+import { runProve } from '../src/cli/commands/prove';
+import { runVerify } from '../src/cli/commands/verify';
+import { runVerifyProof } from '../src/cli/commands/verifyProof';
+import { captureIo, sqliteTempDir } from './support/sqliteFiles';
 
 jest.setTimeout(60_000);
 const hasher = merkleHasher(nodeCrypto);
@@ -33,7 +39,7 @@ const rootHex = (events: readonly LedgerEvent[], size: number): string => Buffer
 const hex = (bytes: Uint8Array | undefined): string => Buffer.from(bytes ?? new Uint8Array(0)).toString('hex');
 
 /** The same behaviour on every asynchronous store: `store(name)` opens the log called `name`. */
-function asyncStoreSuite(open: (name: string) => Parameters<typeof openLedger>[0]['store']): void {
+function asyncStoreSuite(open: (name: string) => LedgerOptions['store']): void {
   test('publishes checkpoints of the log, including events another host appended', async () => {
     const { published, sink } = collector();
     const a = await openLedger({ store: open('shared'), transparency: checkpointPublisher({ key, sink, everyEvents: 5 }) });
@@ -113,5 +119,47 @@ describePg('the transparency option on the PostgreSQL store', () => {
   asyncStoreSuite((name) => {
     if (!schemas.has(name)) schemas.set(name, freshSchema('tl'));
     return postgresStore({ connectionString: url(), schema: schemas.get(name) as string });
+  });
+});
+
+describePg('atc checkpoint, prove and verify --checkpoint on a postgres:// log', () => {
+  const tmp = sqliteTempDir();
+  afterAll(() => tmp.cleanup());
+
+  async function cli(run: (args: string[], io: ReturnType<typeof captureIo>) => Promise<number>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const io = captureIo();
+    const code = await run(args, io);
+    return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
+  }
+
+  test('sign, prove and check a PostgreSQL log as a SQLite one; exit 1 for another log', async () => {
+    const schema = freshSchema('tlcli');
+    const ledger = await openLedger({ store: postgresStore({ connectionString: url(), schema }) });
+    await drive(ledger, 3); // 8 events
+    const events = ledger.events();
+    await ledger.close();
+    const target = `${url()}?schema=${schema}`;
+    const keyFile = tmp.file('pg.key');
+    const vkey = (await cli(runKeygen, '--origin', 'example.com/pg', '--out', keyFile)).out;
+    const signed = await cli(runCheckpoint, target, '--key', keyFile);
+    expect(signed).toMatchObject({ code: 0 });
+    expect(signed.out.split('\n').slice(0, 3)).toEqual(['example.com/pg', '8', Buffer.from(rootOfEventHashes(hasher, events.map((e) => e.hash)).root).toString('base64')]);
+    const checkpointFile = tmp.file('pg.checkpoint');
+    writeFileSync(checkpointFile, `${signed.out}\n`);
+    const proved = await cli(runProve, target, '--seq', '3', '--checkpoint', checkpointFile);
+    expect(proved.code).toBe(0);
+    const proofFile = tmp.file('pg.proof');
+    writeFileSync(proofFile, `${proved.out}\n`);
+    expect((await cli(runVerifyProof, proofFile, '--vkey', vkey)).code).toBe(0);
+    expect((await cli(runVerify, target, '--checkpoint', checkpointFile, '--vkey', vkey)).code).toBe(0);
+    // Another PostgreSQL log of the same length is not the checkpoint's.
+    const otherSchema = freshSchema('tlcli');
+    const other = await openLedger({ store: postgresStore({ connectionString: url(), schema: otherSchema }) });
+    await drive(other, 3);
+    await other.close();
+    const forked = await cli(runVerify, `${url()}?schema=${otherSchema}`, '--checkpoint', checkpointFile, '--vkey', vkey);
+    expect(forked.code).toBe(1);
+    expect(forked.err).toMatch(/NOT CONSISTENT WITH CHECKPOINT/);
+    expect((await cli(runProve, `${url()}?schema=${otherSchema}`, '--seq', '3', '--checkpoint', checkpointFile)).code).toBe(1);
   });
 });

@@ -1,9 +1,9 @@
 import type { CliCommand } from '../command';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 import { formatCheckpointBody, merkleHasher, nodeCrypto, parseSignerKey, rootOfEventHashes, signNote } from '../../transparency';
-import { CliFailure, logHashes, readText } from './logHashes';
+import { CliFailure, readText, withLogHashes } from './logHashes';
 
-const usage = 'usage: atc checkpoint <log.sqlite | log.jsonl> --key <file.key>';
+const usage = 'usage: atc checkpoint <log.sqlite | log.jsonl | postgres://…[?schema=atc]> --key <file.key>';
 
 /**
  * `atc checkpoint`: a signed C2SP checkpoint of the log's head (origin = the key's name). It checks
@@ -19,7 +19,7 @@ export async function runCheckpoint(args: readonly string[], io: SqliteCliIo = s
   try {
     const key = parseSignerKey(nodeCrypto, readText(parsed.values.get('key') as string, 'key file'));
     if (!key.ok) throw new CliFailure(2, `the key file: ${key.message}`);
-    const { size, root } = rootOfEventHashes(merkleHasher(nodeCrypto), logHashes(parsed.positional[0] as string));
+    const { size, root } = await withLogHashes(parsed.positional[0] as string, (hashes) => rootOfEventHashes(merkleHasher(nodeCrypto), hashes));
     await io.out(signNote(nodeCrypto, key.key, formatCheckpointBody({ origin: key.key.name, size, root })).slice(0, -1));
     return 0;
   } catch (error) {

@@ -1,6 +1,7 @@
+import type Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { genesisHash } from '../../domain/events';
-import { openLogFile } from '../../stores/sqlite/sqliteConnection';
+import { isPostgresTarget, openLogTarget, type OpenLog } from '../logTarget';
 import { jsonLines } from '../../verification/jsonLines';
 import { isJsonLinesPath } from './verifyJsonLines';
 
@@ -17,38 +18,29 @@ export class CliFailure extends Error {
 const hashPattern = /^[0-9a-f]{64}$/;
 
 /**
- * The event hashes of a log (SQLite file or JSON Lines), in order, streamed, checking sequence and
- * chain links as it goes (not the hashes themselves: `atc verify` recomputes those). Throws
- * CliFailure(2) for a file it cannot read as a log, CliFailure(1) for a broken sequence or chain.
+ * Checks sequence and chain links of a log's (seq, hash, prevHash) rows as they stream by (not the
+ * hashes themselves: `atc verify` recomputes those); yields each hash. CliFailure(1) when broken.
  */
-export function* logHashes(path: string): Generator<string> {
+function* checkedHashes(rows: Iterable<{ readonly seq: unknown; readonly hash: unknown; readonly prevHash: unknown }>): Generator<string> {
   let prev = genesisHash;
   let seq = 0;
-  const next = (eventSeq: unknown, hash: unknown, prevHash: unknown): string => {
+  for (const row of rows) {
     seq++;
-    if (eventSeq !== seq) throw new CliFailure(1, `the log is out of sequence at seq ${seq}`);
-    if (typeof hash !== 'string' || !hashPattern.test(hash)) throw new CliFailure(1, `the event at seq ${seq} has no valid hash`);
-    if (prevHash !== prev) throw new CliFailure(1, `the log's hash chain breaks at seq ${seq}`);
-    prev = hash;
-    return hash;
-  };
-  if (/\.(sqlite|db)$/i.test(path)) {
-    let db;
-    try {
-      db = openLogFile(path);
-    } catch (error) {
-      throw new CliFailure(2, (error as Error).message);
-    }
-    try {
-      for (const row of db.prepare('SELECT seq, hash, prev_hash FROM events ORDER BY seq').iterate() as IterableIterator<{ seq: number; hash: string; prev_hash: string }>) {
-        yield next(row.seq, row.hash, row.prev_hash);
-      }
-    } finally {
-      db.close();
-    }
-    return;
+    if (row.seq !== seq) throw new CliFailure(1, `the log is out of sequence at seq ${seq}`);
+    if (typeof row.hash !== 'string' || !hashPattern.test(row.hash)) throw new CliFailure(1, `the event at seq ${seq} has no valid hash`);
+    if (row.prevHash !== prev) throw new CliFailure(1, `the log's hash chain breaks at seq ${seq}`);
+    prev = row.hash;
+    yield row.hash;
   }
-  if (!isJsonLinesPath(path)) throw new CliFailure(2, `${path}: a log is a .sqlite/.db file or a .jsonl/.ndjson file`);
+}
+
+function* databaseRows(db: Database.Database): Generator<{ seq: unknown; hash: unknown; prevHash: unknown }> {
+  for (const row of db.prepare('SELECT seq, hash, prev_hash FROM events ORDER BY seq').iterate() as IterableIterator<{ seq: number; hash: string; prev_hash: string }>) {
+    yield { seq: row.seq, hash: row.hash, prevHash: row.prev_hash };
+  }
+}
+
+function* jsonLinesRows(path: string): Generator<{ seq: unknown; hash: unknown; prevHash: unknown }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -57,8 +49,36 @@ export function* logHashes(path: string): Generator<string> {
   }
   for (const value of jsonLines(bytes)) {
     const event = value !== null && typeof value === 'object' ? (value as { seq?: unknown; hash?: unknown; prevHash?: unknown }) : {};
-    yield next(event.seq, event.hash, event.prevHash);
+    yield { seq: event.seq, hash: event.hash, prevHash: event.prevHash };
   }
+}
+
+/**
+ * Runs `use` over the event hashes of a log, in order, streamed and checked as checkedHashes does:
+ * a SQLite file, a JSON Lines file, or a postgres:// URL (read through the CLI's in-memory copy of
+ * the PostgreSQL log, src/cli/logTarget.ts; `pg` is loaded only then). CliFailure(2) for a log it
+ * cannot read.
+ */
+export async function withLogHashes<T>(path: string, use: (hashes: Iterable<string>) => T): Promise<T> {
+  if (!isSqlitePath(path) && !isPostgresTarget(path)) {
+    if (!isJsonLinesPath(path)) throw new CliFailure(2, `${path}: a log is a .sqlite/.db file, a .jsonl/.ndjson file or a postgres:// URL`);
+    return use(checkedHashes(jsonLinesRows(path)));
+  }
+  let log: OpenLog;
+  try {
+    log = await openLogTarget(path);
+  } catch (error) {
+    throw new CliFailure(2, (error as Error).message);
+  }
+  try {
+    return use(checkedHashes(databaseRows(log.db)));
+  } finally {
+    await log.close();
+  }
+}
+
+function isSqlitePath(path: string): boolean {
+  return /\.(sqlite|db)$/i.test(path);
 }
 
 /** The text of a file, or CliFailure(2). */

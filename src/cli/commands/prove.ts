@@ -2,9 +2,9 @@ import type { CliCommand } from '../command';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 import { nodeCrypto, proveEvent } from '../../transparency';
 import { parseDecimal } from '../../transparency/bytes';
-import { CliFailure, logHashes, readText } from './logHashes';
+import { CliFailure, readText, withLogHashes } from './logHashes';
 
-const usage = 'usage: atc prove <log.sqlite | log.jsonl> --seq N --checkpoint <file>';
+const usage = 'usage: atc prove <log.sqlite | log.jsonl | postgres://…[?schema=atc]> --seq N --checkpoint <file>';
 
 /**
  * `atc prove`: a C2SP tlog-proof that event N is in the checkpoint's tree, carrying the event hash
@@ -25,7 +25,7 @@ export async function runProve(args: readonly string[], io: SqliteCliIo = sqlite
   }
   try {
     const checkpoint = readText(parsed.values.get('checkpoint') as string, 'checkpoint');
-    const result = proveEvent(nodeCrypto, logHashes(parsed.positional[0] as string), seq, checkpoint);
+    const result = await withLogHashes(parsed.positional[0] as string, (hashes) => proveEvent(nodeCrypto, hashes, seq, checkpoint));
     if (!result.ok) throw new CliFailure(result.code === 'checkpoint_mismatch' ? 1 : 2, result.message);
     await io.out(result.proof.slice(0, -1));
     return 0;

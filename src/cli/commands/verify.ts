@@ -85,13 +85,13 @@ export async function runVerify(args: readonly string[], io: CliIo = processIo):
   const path = parsed.positional[0] as string;
   const checkpoint = parsed.values.get('checkpoint');
   if (checkpoint !== undefined) {
-    if (!isSqlitePath(path) && !isJsonLinesPath(path)) {
-      io.err('atc verify: --checkpoint needs a log (.sqlite, .db, .jsonl)');
+    if (!isSqlitePath(path) && !isJsonLinesPath(path) && !isPostgresTarget(path)) {
+      io.err('atc verify: --checkpoint needs a log (.sqlite, .db, .jsonl, postgres://…)');
       return 2;
     }
     const verified = await verifyLogPath(path, io);
     if (verified === 2) return 2;
-    const checked = verifyAgainstCheckpoint(path, checkpoint, parsed.values.get('vkey') as string, io);
+    const checked = await verifyAgainstCheckpoint(path, checkpoint, parsed.values.get('vkey') as string, io);
     return checked !== 0 ? checked : verified;
   }
   return verifyLogPath(path, io);

@@ -1,5 +1,5 @@
 import { checkLogAgainstCheckpoint, nodeCrypto, parseVerifierKey } from '../../transparency';
-import { CliFailure, keyArgument, logHashes, readText } from './logHashes';
+import { CliFailure, keyArgument, readText, withLogHashes } from './logHashes';
 import type { CliIo } from './verify';
 
 /**
@@ -7,11 +7,12 @@ import type { CliIo } from './verify';
  * log is the checkpoint's log or an extension of it, 1 when it was truncated, rolled back, forked or
  * rewritten after that checkpoint (or the checkpoint does not verify), 2 for unreadable input.
  */
-export function verifyAgainstCheckpoint(path: string, checkpointFile: string, vkey: string, io: CliIo): number {
+export async function verifyAgainstCheckpoint(path: string, checkpointFile: string, vkey: string, io: CliIo): Promise<number> {
   try {
     const key = parseVerifierKey(nodeCrypto, keyArgument(vkey, 'verifier key'));
     if (!key.ok) throw new CliFailure(2, `verifier key: ${key.message}`);
-    const result = checkLogAgainstCheckpoint(nodeCrypto, logHashes(path), readText(checkpointFile, 'checkpoint'), key.key);
+    const checkpoint = readText(checkpointFile, 'checkpoint');
+    const result = await withLogHashes(path, (hashes) => checkLogAgainstCheckpoint(nodeCrypto, hashes, checkpoint, key.key));
     if (!result.ok) {
       io.err(`NOT CONSISTENT WITH CHECKPOINT ${checkpointFile}: ${result.message}`);
       return 1;
