@@ -169,6 +169,18 @@ describe('atc serve: the audit server', () => {
     ];
     for (const text of texts) for (const secret of [...log.tokens, 'atc_not-a-real-token', ...secretArgs]) expect(text).not.toContain(secret);
   });
+
+  it('/bodies?after=N&limit=L sends the stored bodies after N as the stream does, at most L, for the page to re-check', async () => {
+    const bodies = storedBodies(log.file);
+    const all = await request(`${server.url}bodies?after=0&limit=500`);
+    expect(all.status).toBe(200);
+    expect(all.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(parseEventsData(all.text).map((e) => e.text)).toEqual(bodies);
+    const page = parseEventsData((await request(`${server.url}bodies?after=2&limit=2`)).text);
+    expect(page).toEqual([{ seq: 3, text: bodies[2] }, { seq: 4, text: bodies[3] }]);
+    for (const secret of [...log.tokens, ...secretArgs]) expect(all.text).not.toContain(secret);
+    for (const query of ['after=-1', 'after=x', 'limit=0', 'limit=501', 'after=1&limit=1e3']) expect({ query, status: (await request(`${server.url}bodies?${query}`)).status }).toEqual({ query, status: 400 });
+  });
 });
 
 describe('atc serve: long logs and limits', () => {

@@ -72,6 +72,38 @@ export class ChainVerifier {
     return this.status();
   }
 
+  /**
+   * Re-checks events this verifier verified before against what the log holds now: `rows` is the
+   * log's page after seq `after`, as the server sends it (fewer than `pageMax` rows: the log ends
+   * there). An event whose stored body changed since (it no longer hashes to the hash verified, or
+   * carries another one), or that is gone, becomes the first bad seq unless an earlier one already
+   * is; nothing from it on counts as verified any more. Only already-verified seqs are judged here.
+   */
+  async recheck(after: number, rows: readonly ReceivedEvent[], pageMax: number): Promise<IntegrityStatus> {
+    const through = this.verified.length;
+    const parsed = rows.map((row) => (row.seq <= through ? parseEvent(row) : undefined));
+    const digests = await Promise.all(parsed.map((p) => (p !== undefined && 'event' in p ? digestOrUndefined(this.sha256, p.event) : undefined)));
+    let expected = after + 1;
+    for (let i = 0; i < rows.length && expected <= through; i++, expected++) {
+      const row = rows[i] as ReceivedEvent;
+      if (row.seq !== expected) return this.fail(expected, 'it is gone from the log since this page verified it (deleted, truncated or rolled back)');
+      const now = parsed[i] as Parsed;
+      const was = this.verified[expected - 1] as string;
+      if ('problem' in now) return this.fail(expected, `it changed since this page verified it: ${now.problem}`);
+      if (now.event.hash !== was || (await digests[i]) !== was) return this.fail(expected, 'it changed since this page verified it (the stored event no longer hashes to the hash verified before: the log was edited)');
+    }
+    if (rows.length < pageMax && expected <= through) return this.fail(expected, 'it is gone from the log since this page verified it (the log was truncated or rolled back)');
+    return this.status();
+  }
+
+  /** `seq` is bad: the first bad seq unless an earlier one is; verified only up to before it. */
+  private fail(seq: number, problem: string): IntegrityStatus {
+    if (this.bad === undefined || seq < this.bad.seq) this.bad = { seq, problem };
+    if (this.verified.length >= seq) this.verified.length = seq - 1;
+    if (this.nextSeq > seq) this.nextSeq = seq;
+    return this.status();
+  }
+
   private check(received: ReceivedEvent, parsed: Parsed, digest: string | undefined): string | undefined {
     if (received.seq !== this.nextSeq) return `expected seq ${this.nextSeq} next, the log has seq ${received.seq} (an event is missing or out of order)`;
     if ('problem' in parsed) return parsed.problem;
@@ -83,6 +115,11 @@ export class ChainVerifier {
     if (digest !== event.hash) return 'the event does not hash to its hash (its body was edited)';
     return undefined;
   }
+}
+
+function digestOrUndefined(sha256: Sha256Hex, event: Record<string, unknown>): Promise<string> | undefined {
+  const text = canonicalTextOrUndefined(event);
+  return text === undefined ? undefined : sha256(text);
 }
 
 function canonicalTextOrUndefined(event: Record<string, unknown>): string | undefined {

@@ -29,6 +29,8 @@ export class CheckpointWatcher {
   private readonly frontier: CompactFrontier;
   private readonly checkpoint: Checkpoint | undefined;
   private current: CheckpointStatus;
+  /** Found consistent, then an event of its tree turned bad (the message follows the first bad seq). */
+  private changedAfterCheck = false;
 
   constructor(note: string, verifierKeyText: string, crypto: TransparencyCrypto) {
     this.hasher = merkleHasher(crypto);
@@ -57,10 +59,16 @@ export class CheckpointWatcher {
     return this.checkpoint !== undefined && this.current.state === 'waiting' && this.frontier.size < Math.min(this.checkpoint.size, verifiedCount);
   }
 
-  /** Takes in the hashes verified so far (the chain verifier's list, which only grows). */
+  /** Takes in the hashes verified so far (the chain verifier's list; it shrinks only when an event turns bad). */
   advance(verifiedHashes: readonly string[], chainBroken: boolean): CheckpointStatus {
     const checkpoint = this.checkpoint;
-    if (checkpoint === undefined || this.current.state !== 'waiting') return this.current;
+    if (checkpoint === undefined) return this.current;
+    if ((this.current.state === 'consistent' || this.changedAfterCheck) && chainBroken && verifiedHashes.length < checkpoint.size) {
+      // The page's sweep found an event inside the checkpoint's tree changed or gone since it was checked.
+      this.changedAfterCheck = true;
+      this.current = { state: 'inconsistent', message: `checkpoint ${checkpoint.origin} @ ${checkpoint.size}: signature valid, but seq ${verifiedHashes.length + 1} of its tree changed after this page checked it` };
+    }
+    if (this.current.state !== 'waiting') return this.current;
     const end = Math.min(checkpoint.size, verifiedHashes.length, this.frontier.size + leavesPerAdvanceMax);
     for (let i = this.frontier.size; i < end; i++) this.frontier.appendLeafHash(this.hasher.leaf(eventLeaf(verifiedHashes[i] as string)));
     const head = `checkpoint ${checkpoint.origin} @ ${checkpoint.size}: signature valid`;

@@ -16,6 +16,15 @@ import { browserTransparencyCrypto } from './transparencyCrypto';
 
 /** The slower panels (budgets, tree, chart) redraw at most this often while events pour in. */
 const panelRedrawMs = 300;
+/**
+ * The sweep re-reads the log from the start, one page per this many ms, and starts over this long
+ * after reaching the verified head: an event edited or removed after the page verified it is
+ * reported within one sweep (docs/audit.md), without a reload.
+ */
+const sweepPageMs = 100;
+const sweepRestMs = 1_000;
+/** Rows asked per /bodies page (at most the server's streamPageEventsMax): fewer means the log ends there. */
+const sweepPageRows = 500;
 
 const model = new AuditModel();
 const sha256 = webCryptoSha256();
@@ -135,6 +144,38 @@ byId('export').addEventListener('click', () => {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 });
 
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Re-checks every verified event against the log as it is now, over and over (see sweepPageMs). */
+async function sweep(): Promise<void> {
+  const chain = verifier;
+  if (chain === undefined) return;
+  for (;;) {
+    let after = 0;
+    while (after < chain.status().verifiedThrough) {
+      let rows: ReceivedEvent[];
+      try {
+        const response = await fetch(`/bodies?after=${after}&limit=${sweepPageRows}`, { cache: 'no-store' });
+        if (!response.ok) break;
+        rows = parseEventsData(await response.text());
+      } catch {
+        break; // the server is away: the stream shows it; try again next sweep
+      }
+      const from = after;
+      verifying = verifying.then(async () => {
+        integrity = await chain.recheck(from, rows, sweepPageRows);
+        schedule();
+      });
+      await verifying;
+      if (rows.length === 0) break;
+      after = (rows[rows.length - 1] as ReceivedEvent).seq;
+      await pause(sweepPageMs);
+    }
+    await pause(sweepRestMs);
+  }
+}
+
 filters.apply(currentFilter, false);
 void loadCheckpoint();
 connect();
+void sweep();

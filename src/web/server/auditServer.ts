@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { LogReader } from './logReader';
 import { isLoopbackHost, loopbackHostHeaders } from './loopback';
 import { loadPageAssets, type PageAsset } from './pageAssets';
-import { streamLog, type StreamTiming } from './eventStream';
+import { dataLine, streamLog, streamPageEventsMax, type StreamTiming } from './eventStream';
 import { securityHeaders } from './securityHeaders';
 
 /** A signed checkpoint and the verifier key to check it with; the page checks both itself. */
@@ -81,7 +81,24 @@ export async function startAuditServer(options: AuditServerOptions): Promise<Aud
       return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify(options.checkpoint ?? {}));
     }
     if (route === '/events') return openStream(req, res);
+    if (route === '/bodies') return sendBodies(req, res);
     return send(res, 404, 'not found\n');
+  }
+
+  /**
+   * `/bodies?after=N&limit=L`: the stored bodies after seq N, at most L (≤ streamPageEventsMax), as
+   * the stream's data lines, one per line; fewer than L means the log ends there. The page re-reads
+   * the log with it to notice an event that changed or vanished after it verified it (its sweep,
+   * docs/audit.md).
+   */
+  async function sendBodies(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const query = new URL(req.url ?? '/', 'http://audit.invalid').searchParams;
+    const after = query.get('after') ?? '0';
+    const limit = query.get('limit') ?? String(streamPageEventsMax);
+    if (!/^\d{1,15}$/.test(after) || !/^\d{1,15}$/.test(limit) || Number(limit) < 1 || Number(limit) > streamPageEventsMax) return send(res, 400, 'bad after or limit\n');
+    const rows = await options.reader.bodiesAfter(Number(after), Number(limit));
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : rows.map((row) => `${dataLine(row)}\n`).join(''));
   }
 
   async function openStream(req: IncomingMessage, res: ServerResponse): Promise<void> {
