@@ -14,7 +14,8 @@ import { auditForest } from '../src/web/page/forest';
 import { parseDataLine } from '../src/web/page/logLines';
 import { bucketsMax, reasonSeries } from '../src/web/page/reasonBuckets';
 import { dataLine } from '../src/web/server/eventStream';
-import { AuditModel } from '../src/web/page/auditModel';
+import { AuditModel, windowText } from '../src/web/page/auditModel';
+import { manualClock } from './support/fixtures';
 
 const sha256 = webCryptoSha256() as NonNullable<ReturnType<typeof webCryptoSha256>>;
 const budget = { calls: 3, inputBytes: 100 };
@@ -264,3 +265,29 @@ describe('checkpoint checks in the page (CheckpointWatcher over src/transparency
     expect(watcher.advance(many, false).state).toBe('consistent');
   });
 });
+
+describe('the rate-window gauge', () => {
+  it('counts the admissions inside the window at the time given, of the window limit, and empties as the window slides', async () => {
+    const clock = manualClock(1_000_000);
+    const ledger = createLedger({ clock: clock.now });
+    await ledger.registerTool({ name: 'echo', inputSchema: { type: 'object' }, run: () => null });
+    const { grantId, token } = await ledger.issue({ tools: ['echo'], expiresAt: clock.now() + 3_600_000, budget: { calls: 10, inputBytes: 1_000, rate: { calls: 3, windowMs: 60_000 } } });
+    await ledger.invoke(token, 'echo', {});
+    clock.advance(10_000);
+    await ledger.invoke(token, 'echo', {});
+    const model = new AuditModel();
+    for (const e of ledger.events()) model.add(e.seq, JSON.parse(canonicalJson(e)) as Record<string, unknown>, canonicalJson(e));
+    const rate = (now?: number) => model.gauges(grantId, {}, now).find((g) => g.key === 'rate');
+    expect(rate()).toMatchObject({ label: 'calls per 1 min', used: 2, limit: 3 }); // at the log's last event
+    expect(rate(1_000_000 + 65_000)?.used).toBe(1);
+    expect(rate(1_000_000 + 75_000)?.used).toBe(0);
+    expect(model.rateWindows).toBe(true);
+    expect(model.gauges(grantId, {}).map((g) => g.key)).toEqual(['calls', 'inputBytes', 'rate']);
+    await ledger.close();
+  });
+
+  it('names the window in the largest whole unit', () => {
+    expect([3_600_000, 60_000, 30_000, 1_500, 86_400_000].map(windowText)).toEqual(['1 h', '1 min', '30 s', '1500 ms', '1 d']);
+  });
+});
+

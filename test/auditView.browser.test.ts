@@ -82,6 +82,9 @@ describe('atc serve in a browser', () => {
     process.stdout.write(`audit view: appended decisions shown after ${Date.now() - appendedAt} ms\n`);
     await expect(page.locator('#decisions .row[data-seq="18"] .c-reason').textContent()).resolves.toBe('call_budget_exhausted');
     await page.locator('#integrity[data-verified-through="18"]').waitFor({ timeout: waitMs });
+    // B's rate window (10 calls per hour): its three admissions, the rejected fourth not among them.
+    await page.locator(`#budgets [data-grant="${grants.B.grantId}"] [data-gauge="rate"][data-used="3"][data-limit="10"]`).waitFor({ timeout: waitMs });
+    await expect(gauge(page, grants.B.grantId, 'rate').locator('.g-label').textContent()).resolves.toBe('calls per 1 h');
   });
 
   it('filters by decision and reflects the filter in the URL', async () => {

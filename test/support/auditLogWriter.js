@@ -22,7 +22,7 @@ async function handle(request) {
       await ledger.registerTool({ name: 'notes.slow', inputSchema: schema, run: () => new Promise((resolve) => held.push(resolve)) });
       const expiresAt = Date.now() + 3_600_000;
       grants.A = await ledger.issue({ tools: ['notes.write', 'notes.read', 'notes.slow'], expiresAt, budget: { calls: 6, inputBytes: 4_096 } });
-      grants.B = await ledger.issue({ tools: ['notes.read'], expiresAt, budget: { calls: 3, inputBytes: 512 } });
+      grants.B = await ledger.issue({ tools: ['notes.read'], expiresAt, budget: { calls: 3, inputBytes: 512, rate: { calls: 10, windowMs: 3_600_000 } } });
       return { grants };
     }
     case 'invoke': {

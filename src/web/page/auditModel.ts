@@ -1,5 +1,6 @@
 import type { LedgerEvent } from '../../domain/events';
 import { evolve } from '../../domain/evolve';
+import { admissionsInWindow } from '../../domain/rateWindow';
 import { shardGet, shardValues } from '../../domain/shardedMap';
 import { initialState, type LedgerState } from '../../domain/state';
 import { addAmounts, gaugesOf, type Gauge } from './gauges';
@@ -51,9 +52,14 @@ export class AuditModel {
   /** Events the core fold refused (malformed); the integrity panel says why. */
   unfoldable = 0;
   lastSeq = 0;
+  /** The latest event time seen (log time). */
+  lastAt = 0;
+  /** Whether any grant has a rate window (its gauge changes as time passes, with no new event). */
+  rateWindows = false;
 
   add(seq: number, event: Record<string, unknown>, text: string): void {
     this.lastSeq = Math.max(this.lastSeq, seq);
+    this.lastAt = Math.max(this.lastAt, num(event.at) ?? 0);
     try {
       this.state = evolve(this.state, event as unknown as LedgerEvent);
     } catch {
@@ -96,6 +102,7 @@ export class AuditModel {
     const grantId = str(event.grantId);
     if (grantId === null) return;
     const scope = (event.scope ?? {}) as Record<string, unknown>;
+    if (((scope.budget ?? {}) as Record<string, unknown>).rate !== undefined) this.rateWindows = true;
     this.grants.set(grantId, {
       grantId,
       parentGrantId: str(event.parentGrantId) ?? undefined,
@@ -119,16 +126,27 @@ export class AuditModel {
   }
 
   /** A grant's gauges from the folded state; `inFlight` is what its subtree's running calls hold. */
-  gauges(grantId: string, inFlight: Record<string, unknown>): Gauge[] {
+  gauges(grantId: string, inFlight: Record<string, unknown>, now?: number): Gauge[] {
     const grant = shardGet(this.state.grants, grantId);
     if (grant === undefined) return [];
     // Meters used live beside the amounts in the record (issue 12): the gauges read them as `used.meters`.
     const used = grant.metersUsed === undefined ? grant.used : { ...grant.used, meters: grant.metersUsed };
-    return gaugesOf(grant.scope.budget as unknown as Record<string, unknown>, used as unknown as Record<string, unknown>, inFlight);
+    const gauges = gaugesOf(grant.scope.budget as unknown as Record<string, unknown>, used as unknown as Record<string, unknown>, inFlight);
+    const rate = grant.scope.budget.rate;
+    // The rate window at `now` (the page's clock; without it, the log's last event time): admissions,
+    // own and descendants', in the last windowMs, of the window's limit. Running calls are among them.
+    if (rate !== undefined) gauges.push({ key: 'rate', label: `calls per ${windowText(rate.windowMs)}`, limit: rate.calls, used: admissionsInWindow(grant.admissions, rate, now ?? this.lastAt), inFlight: 0 });
+    return gauges;
   }
 
   outcomeOf(row: DecisionRow): Outcome | 'in flight' | null {
     if (row.decision !== 'admitted' || row.callId === null) return null;
     return this.outcomes.get(row.callId) ?? 'in flight';
   }
+}
+
+/** A window length as a reader says it: `1 h`, `30 s`, `1500 ms`. */
+export function windowText(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1_000]] as const) if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
+  return `${ms} ms`;
 }

@@ -60,6 +60,11 @@ function accept(batch: readonly ReceivedEvent[]): void {
   schedule();
 }
 
+// Rate windows slide with the clock: redraw the panels every second while any grant has one.
+setInterval(() => {
+  if (model.rateWindows) schedule();
+}, 1_000);
+
 let frame = 0;
 let panelsDrawnAt = 0;
 let panelsDue = false;
@@ -81,9 +86,10 @@ function render(): void {
     panelsDue = false;
     panelsDrawnAt = now;
     filters.refreshOptions();
-    const forest = auditForest(model, Date.now());
+    const wallNow = Date.now();
+    const forest = auditForest(model, wallNow);
     const inFlight = subtreeInFlight(forest.roots, model.inFlightByGrant());
-    drawBudgets(byId('budgets'), model, forest, inFlight, currentFilter.grant);
+    drawBudgets(byId('budgets'), model, forest, inFlight, currentFilter.grant, wallNow);
     drawGrantTree(byId('grant-tree'), model, forest, inFlight, (grantId) => filters.apply({ ...currentFilter, grant: grantId }));
     chart.update(model.rejections);
   } else if (panelsDue) setTimeout(() => schedule(), panelRedrawMs);

@@ -10,10 +10,10 @@ export const budgetCardsMax = 60;
  * One card per grant with a gauge per budget field: the bar's solid part is settled use, its
  * hatched part the reservations of calls still running (in-flight), the text says both.
  */
-export function drawBudgets(container: HTMLElement, model: AuditModel, forest: AuditForest, inFlight: ReadonlyMap<string, Record<string, unknown>>, grantFilter: string | undefined): void {
+export function drawBudgets(container: HTMLElement, model: AuditModel, forest: AuditForest, inFlight: ReadonlyMap<string, Record<string, unknown>>, grantFilter: string | undefined, now: number): void {
   const ids = [...model.grants.values()].sort((a, b) => b.issuedSeq - a.issuedSeq).map((g) => g.grantId).filter((id) => grantFilter === undefined || id === grantFilter);
   const cards = ids.slice(0, budgetCardsMax).map((id) => {
-    const gauges = model.gauges(id, inFlight.get(id) ?? {});
+    const gauges = model.gauges(id, inFlight.get(id) ?? {}, now);
     const status = forest.status.get(id) ?? 'unplaced';
     return el('div', { class: `card ${status}`, 'data-grant': id }, el('div', { class: 'card-title' }, el('code', {}, id), el('span', { class: `badge ${status}` }, status.replace(/_/g, ' '))), ...gauges.map(gaugeElement));
   });
