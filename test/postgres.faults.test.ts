@@ -46,6 +46,10 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
 
     cluster('pause', env.dir);
     const downAt = outcomes.length;
+    // The load's calls admitted before the stop are settled once the server is back (settlements are
+    // retried, never dropped), so their callers wait; an admission sent just before the stop may
+    // still commit (it is one round trip). Four more callers start during the outage.
+    const outageLoad = Promise.all(Array.from({ length: 4 }, caller));
     const started = performance.now();
     const during = await ledger.invoke(token, 'work', {});
     expect(during).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
@@ -59,6 +63,7 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
     expect(after).toMatchObject({ status: 'completed' });
     stopping = true;
     await load;
+    await outageLoad;
     expect(outcomes.slice(downAt).some((o) => o.status === 'rejected' && o.reason === 'ledger_unavailable')).toBe(true);
     await ledger.close();
 

@@ -1,4 +1,4 @@
-// One process of scenario 8 (PostgreSQL): kept alive across phases. Each phase message opens either
+// One process of scenario 9 (PostgreSQL): kept alive across phases. Each phase message opens either
 // a ledger on a fresh schema ('ours') or a plain pool ('raw'), answers ready, waits for the common
 // window [startAt, startAt + ms), runs `callers` concurrent callers in it, and reports its count.
 import { Pool } from 'pg';
@@ -9,7 +9,7 @@ import { inputSchema, policy, request } from './policy';
 import { RawBatcher, type RawRow } from './postgresRaw';
 
 export type Phase =
-  | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol }
+  | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol; readonly optimistic: boolean }
   | { readonly kind: 'raw'; readonly url: string; readonly table: string; readonly rows: readonly RawRow[]; readonly callers: number };
 
 export interface Go {
@@ -20,6 +20,8 @@ export interface Go {
 export interface PhaseReport {
   readonly admissions: number;
   readonly failures: number;
+  /** CPU this process used during the window (user + system), in ms. */
+  readonly cpuMs: number;
   readonly error?: string;
 }
 
@@ -33,6 +35,7 @@ function nextMessage<T>(): Promise<T> {
 }
 
 async function runCallers(callers: number, end: number, call: (i: number) => Promise<boolean>): Promise<PhaseReport> {
+  const cpu = process.cpuUsage();
   let admissions = 0;
   let failures = 0;
   let i = process.pid * 1e6;
@@ -44,11 +47,12 @@ async function runCallers(callers: number, end: number, call: (i: number) => Pro
       }
     }),
   );
-  return { admissions, failures };
+  const used = process.cpuUsage(cpu);
+  return { admissions, failures, cpuMs: (used.user + used.system) / 1000 };
 }
 
 async function ours(phase: Extract<Phase, { kind: 'ours' }>): Promise<PhaseReport> {
-  const store = createPostgresStore({ connectionString: phase.url, schema: phase.schema, poolSizeMax: 2 }, { protocol: phase.protocol });
+  const store = createPostgresStore({ connectionString: phase.url, schema: phase.schema, poolSizeMax: 2 }, { protocol: phase.protocol, optimistic: phase.optimistic });
   const ledger: Ledger = await openLedger({ store });
   await ledger.registerTool({ name: policy.tool, inputSchema, resources: (a: { path: string }) => [`fs:/${a.path}`], run: async () => undefined });
   process.send?.({ ready: true });
@@ -79,7 +83,7 @@ async function main(): Promise<void> {
     try {
       process.send?.(phase.kind === 'ours' ? await ours(phase) : await raw(phase));
     } catch (error) {
-      process.send?.({ admissions: 0, failures: 0, error: String((error as Error).stack ?? error) });
+      process.send?.({ admissions: 0, failures: 0, cpuMs: 0, error: String((error as Error).stack ?? error) });
     }
   }
 }

@@ -84,8 +84,10 @@ export interface AsyncEventStore {
   readAfter(afterSeq: number): Promise<readonly LedgerEvent[]>;
   /**
    * Runs one write transaction: takes the log's lock, reads the events after `afterSeq` (appended by
-   * other writers), calls `decide` with them, appends what it returns and commits. On a transient
-   * failure it may call `decide` again with a fresh read; it never calls it once a commit is known.
+   * other writers), calls `decide` with them, appends what it returns and commits. It may first call
+   * `decide([])` before taking the lock and append the result only if no other writer appended after
+   * `afterSeq` (then calling `decide` again with what they appended); on a transient failure it may
+   * call `decide` again with a fresh read; it never calls it once a commit is known.
    * Rejects with LedgerError('ledger_unavailable') once `deadline` (a `performance.now()` reading)
    * passes or its retries are spent; nothing `decide` returned is then in the log.
    */

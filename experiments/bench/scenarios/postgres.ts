@@ -18,6 +18,8 @@ const callersPerProcess = 8;
 
 interface Measured {
   readonly perSec: number;
+  /** Cores the client processes used together during the window. */
+  readonly clientCores: number;
   readonly shares: readonly number[];
   readonly failures: number;
 }
@@ -86,14 +88,15 @@ async function runPhase(children: readonly ChildProcess[], phases: readonly Phas
   if (failed !== undefined) throw new Error(failed.error);
   const counts = done.map((r) => r.admissions);
   const total = counts.reduce((a, b) => a + b, 0);
-  return { perSec: round(total / (ms / 1000)), shares: counts.map((c) => round(c / Math.max(1, total), 3)), failures: done.reduce((a, r) => a + r.failures, 0) };
+  const cpuMs = done.reduce((a, r) => a + r.cpuMs, 0);
+  return { perSec: round(total / (ms / 1000)), clientCores: round(cpuMs / ms, 2), shares: counts.map((c) => round(c / Math.max(1, total), 3)), failures: done.reduce((a, r) => a + r.failures, 0) };
 }
 
 /**
  * Scenario 9: admissions/s on one PostgreSQL server with 1, 4 and 16 client processes (8 callers
  * each), against one shared grant and against one grant per process, beside raw batched INSERTs of
- * the same rows (two per admission) by the same processes in the same run; plus the head-row lock
- * protocol against the advisory lock.
+ * the same rows (two per admission) by the same processes in the same run; plus the two-round-trip
+ * protocol alone against the default, and the head-row lock protocol against the advisory lock.
  */
 export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
   const pg = server(ctx);
@@ -105,9 +108,9 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
   admin.on('error', () => undefined);
   const derived: Record<string, number | string> = {};
   try {
-    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol): Promise<Measured> => {
+    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol, optimistic = true): Promise<Measured> => {
       const { schema, tokens } = await setup(pg.url, grants === 'one' ? 1 : processes);
-      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol }));
+      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol, optimistic }));
       return runPhase(children.slice(0, processes), phases, ms);
     };
     const raw = async (processes: number): Promise<Measured> => {
@@ -137,7 +140,17 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       derived[`${n} proc: grant per process / raw`] = round(each.perSec / rawRun.perSec, 3);
       derived[`${n} proc: smallest process share (one grant)`] = Math.min(...one.shares);
       derived[`${n} proc: calls not completed`] = one.failures + each.failures;
+      derived[`${n} proc: client CPU, cores (one grant)`] = one.clientCores;
+      derived[`${n} proc: client CPU, cores (raw)`] = rawRun.clientCores;
       if (n === 16) Object.assign(at16, { raw: rawRun, one, each });
+    }
+    // Before and after the one-round-trip attempt, back to back on equally warm processes: every
+    // batch through the lock in two round trips (the earlier protocol), then the default.
+    for (const n of processCounts) {
+      const twoTrips = await ours(n, 'one', 'advisory', false);
+      const adaptive = await ours(n, 'one', 'advisory');
+      derived[`${n} proc: admissions/s, one grant, two round trips always (before)`] = twoTrips.perSec;
+      derived[`${n} proc: admissions/s, one grant, default (right after)`] = adaptive.perSec;
     }
     // The two lock protocols back to back, last, so both run on equally warmed-up client processes.
     for (const n of [1, 16]) {

@@ -24,11 +24,31 @@ export function insertBatchQuery(eventsTable: string, events: readonly LedgerEve
  * numbers are safe integers (the event shapes guarantee it; anything else is refused here).
  */
 export function insertBatchStatement(eventsTable: string, events: readonly LedgerEvent[]): string {
-  const tuples = events.map((event) => {
-    const r = rowOf(event);
-    return `(${int(r.seq)}, ${escapeLiteral(r.type)}, ${int(r.at)}, ${text(r.grant_id)}, ${text(r.tool)}, ${text(r.call_id)}, ${text(r.reason)}, ${r.input_bytes === null ? 'NULL' : int(r.input_bytes)}, ${escapeLiteral(r.hash)}, ${escapeLiteral(r.prev_hash)}, ${escapeLiteral(r.body)})`;
-  });
-  return `INSERT INTO ${eventsTable} (seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body) VALUES ${tuples.join(', ')}`;
+  return `INSERT INTO ${eventsTable} (${columnList}) VALUES ${tuplesOf(events)}`;
+}
+
+/**
+ * The same rows, inserted only if no event follows `afterSeq` (the head has not moved): with the
+ * log's lock held, this is the check-and-append of the one-round-trip transaction. The casts fix
+ * the VALUES columns' types (a column that is NULL in every row would otherwise read as text).
+ */
+export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number, events: readonly LedgerEvent[]): string {
+  return (
+    `INSERT INTO ${eventsTable} (${columnList}) SELECT seq::bigint, type::text, at::bigint, grant_id::text, tool::text, call_id::text, reason::text, ` +
+    `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(events)}) AS batch (${columnList}) ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq > ${int(afterSeq)})`
+  );
+}
+
+const columnList = 'seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body';
+
+function tuplesOf(events: readonly LedgerEvent[]): string {
+  return events
+    .map((event) => {
+      const r = rowOf(event);
+      return `(${int(r.seq)}, ${escapeLiteral(r.type)}, ${int(r.at)}, ${text(r.grant_id)}, ${text(r.tool)}, ${text(r.call_id)}, ${text(r.reason)}, ${r.input_bytes === null ? 'NULL' : int(r.input_bytes)}, ${escapeLiteral(r.hash)}, ${escapeLiteral(r.prev_hash)}, ${escapeLiteral(r.body)})`;
+    })
+    .join(', ');
 }
 
 function int(value: number): string {

@@ -6,9 +6,10 @@ import type { AsyncEventStore } from '../eventStore';
 import { eventOfBody } from '../shared/eventRows';
 import { checkContinues } from './postgresAppend';
 import { isRetryable, postgresFailure } from './postgresErrors';
-import { appendAndCommit, beginLocked, type LockProtocol, type PostgresTables } from './postgresLocking';
+import { appendAndCommit, appendIfHead, beginLocked, type LockProtocol, type PostgresTables } from './postgresLocking';
 import { migratePostgres, postgresMigrations } from './postgresMigrations';
 import { PostgresPool, type HeldClient } from './postgresPool';
+import { PostgresSettlementJournal } from './postgresSettlements';
 import { readLatestSnapshot, SnapshotWriter } from './postgresSnapshots';
 import { quoteIdent, schemaNamePattern } from './postgresSql';
 
@@ -36,6 +37,12 @@ export interface PostgresStoreOptions {
   readonly readonly?: boolean;
   /** Where the numbered PostgreSQL migrations live. Default: the package's migrations/postgres/. */
   readonly migrationsDir?: string;
+  /**
+   * A directory on this host's disk for settlements the server could not take (docs/postgres.md),
+   * so that the next ledger opened on this log with the same directory settles them, after a crash
+   * too. Default: none (they are kept in this process's memory only).
+   */
+  readonly settlementsDir?: string;
 }
 
 export interface PostgresEventStore extends AsyncEventStore {
@@ -48,11 +55,16 @@ export const postgresDefaults = { schema: 'atc', timeoutMs: 10_000, retriesMax: 
 /** Rows per round trip when reading the log (bounded memory per read, each page within the deadline). */
 const readPageRows = 20_000;
 
-type Settings = Required<Pick<PostgresStoreOptions, 'schema' | 'timeoutMs' | 'retriesMax' | 'catchUpIntervalMs' | 'snapshotEvery' | 'readonly'>> & { readonly migrationsDir: string | undefined };
+type Settings = Required<Pick<PostgresStoreOptions, 'schema' | 'timeoutMs' | 'retriesMax' | 'catchUpIntervalMs' | 'snapshotEvery' | 'readonly'>> & {
+  readonly migrationsDir: string | undefined;
+  readonly settlementsDir: string | undefined;
+};
 
 /** Internal knobs: the locking protocol (measured in experiments/bench), for benchmarks and tests. */
 export interface PostgresInternals {
   readonly protocol?: LockProtocol;
+  /** Whether a batch may first be tried in one round trip (default true; false measures the two-trip protocol alone). */
+  readonly optimistic?: boolean;
 }
 
 export class PostgresStore implements PostgresEventStore {
@@ -61,8 +73,17 @@ export class PostgresStore implements PostgresEventStore {
   readonly timeoutMs: number;
   readonly catchUpIntervalMs: number;
   openedFromSnapshotSeq: number | undefined;
+  /** With `settlementsDir`: the journal the ledger keeps refused settlements in (JournaledStore). */
+  readonly settlements: PostgresSettlementJournal | undefined;
   protected readonly tables: PostgresTables;
   protected readonly protocol: LockProtocol;
+  private readonly optimisticAllowed: boolean;
+  /**
+   * Whether the next batch is first tried in one round trip, decided against this ledger's own view:
+   * yes while the last write transaction found no events from other writers (the head was where this
+   * ledger left it), so that under contention no attempt is wasted.
+   */
+  private headLikelyOurs = true;
   private readonly snapshots: SnapshotWriter;
   private closed = false;
 
@@ -75,6 +96,8 @@ export class PostgresStore implements PostgresEventStore {
     this.timeoutMs = settings.timeoutMs;
     this.catchUpIntervalMs = settings.catchUpIntervalMs;
     this.protocol = internals.protocol ?? 'advisory';
+    this.optimisticAllowed = internals.optimistic ?? true;
+    this.settlements = settings.settlementsDir === undefined || settings.readonly ? undefined : new PostgresSettlementJournal(settings.settlementsDir, settings.schema);
     const s = quoteIdent(settings.schema);
     this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
     this.snapshots = new SnapshotWriter(pool, this.tables, settings.snapshotEvery, settings.readonly, Math.min(settings.timeoutMs, 2_000));
@@ -104,6 +127,7 @@ export class PostgresStore implements PostgresEventStore {
         return (result.rows as { body: string }[]).map((row) => eventOfBody(row.body));
       });
       for (const event of page) events.push(event);
+      if (from === 0) this.settlements?.seen(page);
       if (page.length < readPageRows) return events;
       from = (page[page.length - 1] as LedgerEvent).seq;
     }
@@ -114,23 +138,43 @@ export class PostgresStore implements PostgresEventStore {
     if (this.settings.readonly) throw new LedgerError('store_failed', 'the PostgreSQL store was opened read-only');
     /** The first event of an attempt whose COMMIT may have landed although the client saw an error. */
     let uncertain: LedgerEvent | undefined;
+    /** Events after `afterSeq` a one-round-trip attempt found (the head had moved), read again by nobody. */
+    let known: readonly LedgerEvent[] = [];
+    let optimistic = this.optimisticAllowed && this.headLikelyOurs;
     for (let attempt = 0; ; attempt++) {
       let client: HeldClient | undefined;
       let sent: LedgerEvent | undefined;
       try {
         client = await this.pool.connect(deadline);
-        const foreign = await beginLocked(client, this.tables, this.protocol, afterSeq, deadline - performance.now());
+        if (optimistic) {
+          // Tried once per batch, before any failure (after one, whether it committed is not known).
+          optimistic = false;
+          const events = decide([]);
+          if (events.length > 0) {
+            checkContinues({ seq: afterSeq, hash: (events[0] as LedgerEvent).prevHash }, events);
+            sent = events[0];
+            const outcome = await appendIfHead(client, this.tables, this.protocol, afterSeq, events, deadline - performance.now());
+            if (outcome.committed) return this.committed(afterSeq, events);
+            sent = undefined;
+            known = outcome.foreign;
+          }
+          // Nothing to append, or the head had moved: decide again under the lock, knowing what was read.
+        }
+        const knownLast = known[known.length - 1];
+        const fresh = await beginLocked(client, this.tables, this.protocol, knownLast?.seq ?? afterSeq, deadline - performance.now());
+        const foreign = known.length === 0 ? fresh : [...known, ...fresh];
         if (uncertain !== undefined && landed(foreign, uncertain)) {
           // The earlier attempt committed: its decisions stand, and must not be made twice.
           await client.query('ROLLBACK');
-          return;
+          return this.committed(afterSeq, foreign);
         }
+        this.headLikelyOurs = foreign.length === 0;
         const events = decide(foreign);
         const last = foreign[foreign.length - 1];
         if (events.length > 0) checkContinues(last !== undefined ? last : { seq: afterSeq, hash: (events[0] as LedgerEvent).prevHash }, events);
         sent = events[0];
         await appendAndCommit(client, this.tables, this.protocol, events);
-        return;
+        return this.committed(afterSeq, foreign.length > 0 ? foreign : events);
       } catch (error) {
         client?.fail();
         if (sent !== undefined) uncertain = sent;
@@ -140,6 +184,11 @@ export class PostgresStore implements PostgresEventStore {
         client?.release();
       }
     }
+  }
+
+  /** After a commit: `events` follow `afterSeq` in the log (they may name it, for the settlement journal). */
+  private committed(afterSeq: number, events: readonly LedgerEvent[]): void {
+    if (afterSeq === 0) this.settlements?.seen(events);
   }
 
   offerSnapshot(state: LedgerState): void {
@@ -199,7 +248,9 @@ function validated(options: PostgresStoreOptions): Settings {
   if (!Number.isSafeInteger(retriesMax) || retriesMax < 0 || retriesMax > 100) throw new TypeError('retriesMax must be an integer from 0 to 100');
   if (!Number.isSafeInteger(catchUpIntervalMs) || catchUpIntervalMs < 10 || catchUpIntervalMs > 1_000) throw new TypeError('catchUpIntervalMs must be an integer from 10 to 1,000');
   if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 0) throw new TypeError('snapshotEvery must be a non-negative integer');
-  return { schema, timeoutMs, retriesMax, catchUpIntervalMs, snapshotEvery, readonly: options.readonly === true, migrationsDir: options.migrationsDir };
+  const settlementsDir = options.settlementsDir;
+  if (settlementsDir !== undefined && (typeof settlementsDir !== 'string' || settlementsDir.length === 0)) throw new TypeError('settlementsDir must be a non-empty path');
+  return { schema, timeoutMs, retriesMax, catchUpIntervalMs, snapshotEvery, readonly: options.readonly === true, migrationsDir: options.migrationsDir, settlementsDir };
 }
 
 /** The pool the options name: the caller's, or a new one from the connection string. */

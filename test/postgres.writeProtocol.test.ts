@@ -1,0 +1,122 @@
+import { Pool, type PoolClient } from 'pg';
+import { openLedger, verify, type Ledger } from '../src';
+import { postgresStore, type PostgresEventStore } from '../src/postgres';
+import { echoTool, hour } from './support/pgLedger';
+import { describePg, freshSchema, url } from './support/pgTest';
+
+/** A pool whose clients record the text of every query they send (the real driver, only observed). */
+function recordingPool(): { pool: Pool; sent: string[] } {
+  const sent: string[] = [];
+  const pool = new Pool({ connectionString: url(), max: 2 });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client: PoolClient) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (typeof args[0] === 'string') sent.push(args[0]);
+      return query(...args);
+    };
+  });
+  return { pool, sent };
+}
+
+const oneTrip = (text: string): boolean => text.includes('pg_advisory_xact_lock') && text.includes('WHERE NOT EXISTS') && text.endsWith('COMMIT');
+const lockAndRead = (text: string): boolean => text.includes('pg_advisory_xact_lock') && !text.includes('INSERT');
+
+/**
+ * A store whose ledger never catches up on a timer, so that its view stays exactly what its own
+ * transactions read: the interleavings below are then explicit, not timing.
+ */
+function quietStore(pool: Pool, schema: string): PostgresEventStore {
+  const store = postgresStore({ pool, schema });
+  Object.defineProperty(store, 'catchUpIntervalMs', { value: 2 ** 31 - 1 });
+  return store;
+}
+
+describePg('the PostgreSQL write transaction', () => {
+  const pools: Pool[] = [];
+  afterAll(() => Promise.all(pools.map((p) => p.end())));
+  const recorder = (): { pool: Pool; sent: string[] } => {
+    const r = recordingPool();
+    pools.push(r.pool);
+    return r;
+  };
+
+  it('commits a batch in one round trip when no other writer appended since this ledger last looked', async () => {
+    const { pool, sent } = recorder();
+    const ledger = await openLedger({ store: quietStore(pool, freshSchema()) });
+    await ledger.registerTool(echoTool);
+    const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
+    sent.length = 0;
+    expect(await ledger.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
+    // Admission and settlement: one message each, and nothing else reached the server.
+    expect(sent).toHaveLength(2);
+    expect(sent.every(oneTrip)).toBe(true);
+    expect(verify(ledger.events())).toMatchObject({ ok: true, problems: [] });
+    await ledger.close();
+  });
+
+  describe('when another host appended after this ledger last looked', () => {
+    let a: Ledger;
+    let b: Ledger;
+    let sentByB: string[];
+    let token: string;
+    let grantId: string;
+
+    beforeAll(async () => {
+      const schema = freshSchema();
+      a = await openLedger({ store: quietStore(recorder().pool, schema) });
+      await a.registerTool(echoTool);
+      ({ token, grantId } = await a.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 1, inputBytes: 1_000 } }));
+      const recorded = recorder();
+      sentByB = recorded.sent;
+      // B opens knowing the grant; then A spends its only call, which B has not seen.
+      b = await openLedger({ store: quietStore(recorded.pool, schema) });
+      await b.registerTool(echoTool);
+      expect(await a.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
+    });
+    afterAll(async () => {
+      await a.close();
+      await b.close();
+    });
+
+    it('writes nothing it decided from the stale view, and decides again under the lock knowing the other host\'s events', async () => {
+      sentByB.length = 0;
+      const outcome = await b.invoke(token, 'echo', { text: 'b' });
+      // From its own view B would have admitted the call; under the lock it sees the budget spent.
+      expect(outcome).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
+      // The one-round-trip attempt (which found A's two events and wrote nothing), then the lock and
+      // a read of only what came after those two, then the batch decided knowing them.
+      expect(sentByB).toHaveLength(3);
+      expect(oneTrip(sentByB[0] as string)).toBe(true);
+      expect(sentByB[0]).toContain('WHERE seq > 2 ORDER BY seq');
+      expect(lockAndRead(sentByB[1] as string)).toBe(true);
+      expect(sentByB[1]).toContain('WHERE seq > 4 ORDER BY seq');
+      expect(sentByB[2]).toMatch(/^INSERT .*'call\.rejected'.*; COMMIT$/s);
+      const events = b.events();
+      expect(events.filter((e) => e.type === 'call.admitted')).toHaveLength(1);
+      expect(b.usage(grantId).calls).toEqual({ limit: 1, used: 1 });
+      expect(verify(events)).toMatchObject({ ok: true, problems: [] });
+    });
+
+    it('goes straight to the lock for the next batch after a transaction that found other writers\' events', async () => {
+      // B's last transaction found A's events, so its next batch is not tried from its own view.
+      expect(await a.invoke(token, 'echo', { text: 'a2' })).toMatchObject({ status: 'rejected' });
+      sentByB.length = 0;
+      expect(await b.invoke(token, 'echo', { text: 'b2' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
+      expect(sentByB.some(oneTrip)).toBe(false);
+      expect(lockAndRead(sentByB[0] as string)).toBe(true);
+    });
+
+    it('tries one round trip again once a transaction found the head where this ledger left it', async () => {
+      sentByB.length = 0;
+      // The first batch still goes to the lock, and finds no other writer's event there…
+      expect(await b.invoke(token, 'echo', { text: 'b3' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
+      // …so the next one is tried from B's own view, in one round trip.
+      expect(await b.invoke(token, 'echo', { text: 'b4' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
+      expect(sentByB).toHaveLength(3);
+      expect(lockAndRead(sentByB[0] as string)).toBe(true);
+      expect(oneTrip(sentByB[2] as string)).toBe(true);
+      expect(verify(b.events())).toMatchObject({ ok: true, problems: [] });
+    });
+  });
+});
