@@ -80,20 +80,22 @@ describePg('settlements the PostgreSQL server could not take', () => {
     await reopened.close();
   });
 
-  it('settles on the next open what a ledger closed while the server was down could not (a new store object: not from memory)', async () => {
+  it('settles on the next open what a ledger closed while the server was down could not, with the tool\'s meter report (a new store object: not from memory)', async () => {
     const schema = freshSchema();
     const ledger = await reopen(schema);
     let callId = '';
     await ledger.registerTool({
       name: 'work',
       inputSchema: { type: 'object' },
-      run: (_args: unknown, ctx: { callId: string }) => {
+      cost: () => ({ usd_micros: 50 }),
+      run: (_args, ctx) => {
         callId = ctx.callId;
+        ctx.report({ usd_micros: 30 });
         cluster('pause', env.dir);
         return 'done';
       },
     });
-    const { token } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
+    const { token, grantId } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000, meters: { usd_micros: 100 } } });
     const invoked = ledger.invoke(token, 'work', {});
     // close() gives the settlement one more attempt; the server is down, so the journal keeps it.
     await ledger.close();
@@ -104,7 +106,11 @@ describePg('settlements the PostgreSQL server could not take', () => {
     const taker = await reopen(schema);
     await taker.close();
     const reopened = await reopen(schema);
-    expect(reopened.events().filter((e) => e.type === 'call.completed' && e.callId === callId)).toHaveLength(1);
+    const settled = reopened.events().filter((e) => e.type === 'call.completed' && e.callId === callId);
+    expect(settled).toHaveLength(1);
+    // The tool's report travelled through the journal: 30 charged, the other 20 released.
+    expect(settled[0]).toMatchObject({ charged: { usd_micros: 30 } });
+    expect(reopened.usage(grantId).meters).toEqual({ usd_micros: { limit: 100, used: 30 } });
     expect(reopened.inFlight()).toEqual([]);
     expect(journalFiles(settlementsDir)).toEqual([]);
     await reopened.close();
