@@ -100,19 +100,24 @@ describe('sliding rate windows', () => {
     await ledger.close();
   });
 
-  it('keeps at most `calls` admission times per grant', async () => {
-    const { ledger, clock } = await rateLedger();
-    const { grantId, token } = await issueRated(ledger, clock, { calls: 2, windowMs: 10 });
-    for (let i = 0; i < 20; i++) {
-      clock.advance(10);
-      await ledger.invoke(token, 'search', {});
+  it('keeps at most `calls` admission times per grant (the last ones), in at most calls + 32 stored times', async () => {
+    const { admissionTimes } = await import('../src/domain/rateWindow');
+    const { shardValues } = await import('../src');
+    for (const calls of [1, 2, 31, 32, 33, 100]) {
+      const { ledger, clock } = await rateLedger();
+      const { grantId, token } = await issueRated(ledger, clock, { calls, windowMs: 10 });
+      const t0 = clock.now();
+      for (let i = 0; i < 150; i++) {
+        clock.advance(10);
+        expect(await ledger.invoke(token, 'search', {})).toMatchObject({ status: 'completed' });
+      }
+      const grant = [...shardValues(ledger.state().grants)].find((g) => g.grantId === grantId);
+      expect(admissionTimes(grant?.admissions)).toEqual(Array.from({ length: calls }, (_, k) => t0 + 10 * (150 - calls + 1 + k)));
+      const stored = grant?.admissions?.chunks.reduce((n, c) => n + c.length, 0) ?? 0;
+      expect(stored).toBeLessThanOrEqual(calls + 32);
+      expect(replay(ledger.events()).grants).toEqual(ledger.state().grants);
+      await ledger.close();
     }
-    const record = ledger.state().grants;
-    const times = replay(ledger.events()).grants;
-    expect(times).toEqual(record);
-    const grant = [...(await import('../src')).shardValues(record)].find((g) => g.grantId === grantId);
-    expect(grant?.admissions).toHaveLength(2);
-    await ledger.close();
   });
 });
 

@@ -18,6 +18,15 @@ const amounts = fc.oneof(
   fc.record({ calls: value, inputBytes: value }, { requiredKeys: [] }),
   fc.record({ calls: fc.integer(), inputBytes: fc.integer(), extra: value }),
   fc.constant({ calls: 1, inputBytes: 2, toJSON: () => 'x' }),
+  // A metered reservation (issue 12) and near-misses: odd names, non-integers, nesting, toJSON.
+  fc.record({ calls: fc.integer(), inputBytes: fc.integer(), meters: fc.dictionary(fc.oneof(text, fc.constantFrom('usd_micros', 'b', 'a', '__proto__', 'Z')), fc.oneof(fc.integer(), value), { maxKeys: 4 }) }),
+  fc.record({ calls: fc.integer(), inputBytes: fc.integer(), meters: value }),
+  value,
+);
+const charged = fc.oneof(
+  fc.dictionary(fc.constantFrom('usd_micros', 'tokens', 'a', 'é', '\u{1F600}'), fc.integer(), { maxKeys: 3 }),
+  fc.dictionary(text, fc.oneof(fc.integer(), value), { maxKeys: 3 }),
+  fc.constant(Object.assign({ a: 1 }, { toJSON: () => 'x' })),
   value,
 );
 const event = fc
@@ -32,6 +41,8 @@ const event = fc
       seq: fc.oneof(fc.integer({ min: 1 }), value),
       tool: text,
       reserved: amounts,
+      charged,
+      overrun: fc.oneof(fc.constant(true), value),
       // A child grant's call names its ancestors; near-misses: other values, holes, non-strings, toJSON.
       ancestors: fc.oneof(
         fc.array(text, { maxLength: 3 }),
@@ -74,6 +85,20 @@ describe('eventTextWithoutHash', () => {
   it("writes a child grant's admission with its ancestors first", () => {
     const e = { type: 'call.admitted', tool: 't', seq: 2, reserved: { inputBytes: 5, calls: 1 }, prevHash: 'p', hash: 'h', grantId: 'g', callId: 'c', at: 7, ancestors: ['r', 'p"'] };
     expect(eventTextWithoutHash(e)).toBe('{"ancestors":["r","p\\""],"at":7,"callId":"c","grantId":"g","prevHash":"p","reserved":{"calls":1,"inputBytes":5},"seq":2,"tool":"t","type":"call.admitted"}');
+    expect(eventTextWithoutHash(e)).toBe(canonicalJsonWithout(e, 'hash'));
+  });
+
+  it('equals it on well-formed metered admissions and settlements (issue 12)', () => {
+    const str = fc.string({ unit: 'binary', maxLength: 12 });
+    const meters = fc.dictionary(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.integer({ min: 0 }), { maxKeys: 16 });
+    const admitted = fc.record({ type: fc.constant('call.admitted'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, reserved: fc.record({ calls: fc.integer(), inputBytes: fc.integer(), meters }), ancestors: fc.array(str, { minLength: 1, maxLength: 8 }) }, { requiredKeys: ['type', 'at', 'callId', 'grantId', 'prevHash', 'hash', 'seq', 'tool', 'reserved'] });
+    const completed = fc.record({ type: fc.constant('call.completed'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, charged: meters, overrun: fc.constant(true) }, { requiredKeys: ['type', 'at', 'callId', 'grantId', 'prevHash', 'seq', 'tool', 'charged'] });
+    fc.assert(fc.property(fc.oneof(admitted, completed), (e) => eventTextWithoutHash(e) === canonicalJsonWithout(e, 'hash')), { numRuns: 5_000 });
+  });
+
+  it('writes a metered settlement with charged after callId and overrun after grantId', () => {
+    const e = { type: 'call.completed', tool: 't', seq: 3, prevHash: 'p', hash: 'h', grantId: 'g', callId: 'c', at: 7, overrun: true, charged: { usd_micros: 40, a: 1 } };
+    expect(eventTextWithoutHash(e)).toBe('{"at":7,"callId":"c","charged":{"a":1,"usd_micros":40},"grantId":"g","overrun":true,"prevHash":"p","seq":3,"tool":"t","type":"call.completed"}');
     expect(eventTextWithoutHash(e)).toBe(canonicalJsonWithout(e, 'hash'));
   });
 

@@ -9,12 +9,36 @@ function keyCountWithoutHash(o: object): number {
   return Object.keys(o).length - (hasOwn(o, 'hash') ? 1 : 0);
 }
 
-/** `{ calls, inputBytes }` with two finite numbers and nothing else, or undefined. */
+/** `{ calls, inputBytes }` with two finite numbers, and optionally `meters` (a plain map of safe integers), and nothing else; or undefined. */
 function amountsText(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || (value as { toJSON?: unknown }).toJSON != null) return undefined;
   const { calls, inputBytes } = value as { calls?: unknown; inputBytes?: unknown };
-  if (!isFiniteNumber(calls) || !isFiniteNumber(inputBytes) || Object.keys(value).length !== 2) return undefined;
-  return '{"calls":' + String(calls) + ',"inputBytes":' + String(inputBytes) + '}';
+  if (!isFiniteNumber(calls) || !isFiniteNumber(inputBytes)) return undefined;
+  const keys = Object.keys(value).length;
+  const head = '{"calls":' + String(calls) + ',"inputBytes":' + String(inputBytes);
+  if (keys === 2) return head + '}';
+  // A metered call's reservation (issue 12): "meters" sorts last.
+  const meters = keys === 3 && hasOwn(value, 'meters') ? metersText((value as { meters?: unknown }).meters) : undefined;
+  return meters === undefined ? undefined : head + ',"meters":' + meters + '}';
+}
+
+/**
+ * A meter map (names to safe integers, a plain object of at most 16 keys) as canonical text, or
+ * undefined for anything else. Keys sort in UTF-16 code unit order, as canonical JSON's do.
+ */
+function metersText(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length > 16) return undefined;
+  keys.sort();
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const n: unknown = (value as Record<string, unknown>)[key];
+    if (typeof n !== 'number' || !Number.isSafeInteger(n)) return undefined;
+    text += (i === 0 ? '' : ',') + quote(key) + ':' + String(n);
+  }
+  return text + '}';
 }
 
 /** A plain array of strings (a child call's ancestor ids), or undefined. */
@@ -45,7 +69,18 @@ export function eventTextWithoutHash(event: object): string {
     if (isFiniteNumber(at) && isText(callId) && isText(grantId) && isText(prevHash) && isFiniteNumber(seq) && isText(tool)) {
       const head = '{"at":' + String(at) + ',"callId":' + quote(callId) + ',"grantId":' + quote(grantId) + ',"prevHash":' + quote(prevHash);
       const tail = ',"seq":' + String(seq) + ',"tool":' + quote(tool) + ',"type":"' + type + '"}';
-      if (type === 'call.completed' && keyCountWithoutHash(e) === 7) return head + tail;
+      if (type === 'call.completed') {
+        const keys = keyCountWithoutHash(e);
+        if (keys === 7) return head + tail;
+        // A metered settlement (issue 12): "charged" sorts after "callId", "overrun" after "grantId".
+        const overrun = keys === 9 && hasOwn(e, 'overrun');
+        if ((keys === 8 || (overrun && e.overrun === true)) && hasOwn(e, 'charged')) {
+          const charged = metersText(e.charged);
+          if (charged !== undefined) {
+            return '{"at":' + String(at) + ',"callId":' + quote(callId) + ',"charged":' + charged + ',"grantId":' + quote(grantId) + (overrun ? ',"overrun":true' : '') + ',"prevHash":' + quote(prevHash) + tail;
+          }
+        }
+      }
       if (type === 'call.admitted') {
         const keys = keyCountWithoutHash(e);
         const reserved = amountsText(e.reserved);

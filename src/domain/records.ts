@@ -1,7 +1,7 @@
 import { freeze, produce } from 'immer';
 import type { EventOf, MeterAmounts } from './events';
 import { metersAfter } from './meters';
-import { withAdmissionTime } from './rateWindow';
+import { noAdmissionTimes, withAdmissionTime, type AdmissionTimes } from './rateWindow';
 import type { GrantRecord, InFlightCall, ToolRecord } from './state';
 
 // The records events create or change, shared by `evolve` (one event) and `TransientState` (a
@@ -22,13 +22,11 @@ export function grantRecord(event: EventOf<'grant.issued'>, parent: GrantRecord 
   const scope = freeze(event.scope, true);
   const used = Object.freeze({ calls: 0, inputBytes: 0 });
   const metersUsed = scope.budget.meters === undefined ? undefined : zeroMeters(scope.budget.meters);
-  const admissions = scope.budget.rate === undefined ? undefined : noAdmissions;
+  const admissions = scope.budget.rate === undefined ? undefined : noAdmissionTimes;
   if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined, undefined, metersUsed, admissions);
   const ancestors = Object.freeze(parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId]);
   return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors, undefined, metersUsed, admissions);
 }
-
-const noAdmissions: readonly number[] = Object.freeze([]);
 
 function zeroMeters(limits: MeterAmounts): MeterAmounts {
   const zeros: Record<string, number> = {};
@@ -55,7 +53,7 @@ function record(
   ancestors: readonly string[] | undefined,
   descendants: number | undefined,
   metersUsed: MeterAmounts | undefined,
-  admissions: readonly number[] | undefined,
+  admissions: AdmissionTimes | undefined,
 ): GrantRecord {
   if (metersUsed !== undefined || admissions !== undefined) {
     // Absent fields stay absent (no `undefined` values): a snapshot's JSON and `replay` then agree.
@@ -105,11 +103,13 @@ export function withCallUsage(grant: GrantRecord, calls: number, inputBytes: num
 // at ≈ 0.4 µs per call (verify's main thread: 2.45 → 2.08 s per 1,000,000 events). `reserved` is
 // the event's own two-number object; freezing it makes the record deep-frozen.
 export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {
+  // A metered reservation's meter map is the event's own too (already frozen when sealed here).
+  if (event.reserved.meters !== undefined) Object.freeze(event.reserved.meters);
   return Object.freeze({
     callId: event.callId,
     grantId: event.grantId,
     tool: event.tool,
-    reserved: event.reserved.meters === undefined ? Object.freeze(event.reserved) : Object.freeze({ ...event.reserved, meters: Object.freeze(event.reserved.meters) }),
+    reserved: Object.freeze(event.reserved),
     admittedAt: event.at,
     seq: event.seq,
   });

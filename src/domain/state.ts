@@ -1,4 +1,5 @@
 import type { Amounts, GrantScope, MeterAmounts, Reservation } from './events';
+import type { AdmissionTimes } from './rateWindow';
 import type { JsonObject } from './json';
 import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
@@ -36,9 +37,9 @@ export interface GrantRecord {
   readonly metersUsed?: MeterAmounts;
   /**
    * Only on a grant with a rate window: the times of its last `rate.calls` admissions (its own and
-   * its descendants'), in log order (rateWindow.ts).
+   * its descendants'), in log order, in frozen chunks (rateWindow.ts).
    */
-  readonly admissions?: readonly number[];
+  readonly admissions?: AdmissionTimes;
 }
 
 export interface InFlightCall {

@@ -27,6 +27,6 @@ export function grantUsage(grant: GrantRecord, clock: () => number): Usage {
   } catch {
     now = undefined;
   }
-  const inWindow = typeof now === 'number' && Number.isFinite(now) ? admissionsInWindow(grant.admissions, rate, now) : (grant.admissions?.length ?? 0);
+  const inWindow = typeof now === 'number' && Number.isFinite(now) ? admissionsInWindow(grant.admissions, rate, now) : (grant.admissions?.count ?? 0);
   return { ...usage, rate: { limit: rate.calls, windowMs: rate.windowMs, inWindow } };
 }

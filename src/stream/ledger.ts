@@ -325,7 +325,8 @@ class LedgerImpl implements Ledger {
     const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
     // Read once: a report made after the tool returned (a stray callback) does not change the settlement.
     const report = admitted.reserved.meters !== undefined ? context.reported : undefined;
-    const landed = await this.trackSettling(this.settle({ callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError, ...(cancelled ? { cancelled: true } : {}), ...(report !== undefined ? { report } : {}) }));
+    const pending: PendingSettlement = { callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError, ...(cancelled ? { cancelled: true } : {}) };
+    const landed = await this.trackSettling(this.settle(report === undefined ? pending : { ...pending, report }));
     if (!landed && !this.journaled) {
       // Closed before the store took it, and the journal could not keep it either: say so.
       outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
@@ -354,7 +355,7 @@ class LedgerImpl implements Ledger {
       const result = await new Promise<BatchResult>((resolve) => {
         this.stream.submitAlways({
           kind: 'host',
-          command: (at) => ({ type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund, ...(pending.cancelled === true ? { cancelled: true } : {}), ...(pending.report !== undefined ? { report: pending.report } : {}) }),
+          command: (at) => settleCommand(at, pending),
           done: resolve,
           queuedAt: this.queuedAt(),
         });
@@ -657,6 +658,12 @@ class LedgerImpl implements Ledger {
     this.current = foldForeign(this.current, foreign);
     this.publish(foreign);
   }
+}
+
+/** The settle command for a pending settlement (the plain case as one literal: it runs for every call). */
+function settleCommand(at: number, pending: PendingSettlement): Command {
+  const command: Command = { type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund, ...(pending.cancelled === true ? { cancelled: true } : {}) };
+  return pending.report === undefined ? command : { ...command, report: pending.report };
 }
 
 /** The clock's reading, or undefined when it throws or is not a finite number (a string, a Date, NaN…). */

@@ -18,17 +18,15 @@ async function budgetLedger(): Promise<{ ledger: Ledger; plain: string; budgeted
     cost: (args) => ({ usd_micros: args.length }),
     run: async (args, ctx) => ctx.report({ usd_micros: args.length >> 1 }),
   });
-  const common = {
-    args: { [policy.tool]: { properties: { length: { maximum: policy.lengthMax } } }, [metered]: { properties: { length: { maximum: policy.lengthMax } } } },
-    resources: [`fs:/${policy.pathPrefix}`],
-    expiresAt: Date.now() + 24 * 3_600_000,
-  };
-  const plain = await ledger.issue({ ...common, tools: [policy.tool], budget: { calls: policy.callsBudget, inputBytes: policy.bytesBudget } });
+  const narrowing = { properties: { length: { maximum: policy.lengthMax } } };
+  const common = { resources: [`fs:/${policy.pathPrefix}`], expiresAt: Date.now() + 24 * 3_600_000 };
+  const plain = await ledger.issue({ ...common, tools: [policy.tool], args: { [policy.tool]: narrowing }, budget: { calls: policy.callsBudget, inputBytes: policy.bytesBudget } });
   // A rate that a sequential run never reaches (256 calls per ms), so every call is admitted and
   // each admission pays the ring of 256 admission times it keeps.
   const budgeted = await ledger.issue({
     ...common,
     tools: [metered],
+    args: { [metered]: narrowing },
     budget: { calls: policy.callsBudget, inputBytes: policy.bytesBudget, meters: { usd_micros: Number.MAX_SAFE_INTEGER }, rate: { calls: 256, windowMs: 1 } },
   });
   return { ledger, plain: plain.token, budgeted: budgeted.token };
