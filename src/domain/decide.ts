@@ -162,10 +162,12 @@ function decideSettle(state: LedgerState, command: SettleCommand): Decision {
 function decideMeteredSettle(callId: string, grantId: string, tool: string, meters: MeterAmounts, reserved: Reservation, command: SettleCommand): Decision {
   const refund = command.outcome === 'failed' && command.refund;
   const { charged, overrun } = settlementCharge(meters, command.report, refund);
-  const flagged = overrun || command.overrunLogged === true ? { overrun: true as const } : {};
-  if (command.outcome === 'completed') return emit({ type: 'call.completed', callId, grantId, tool, charged, ...flagged });
+  const flagged = overrun || command.overrunLogged === true;
+  if (command.outcome === 'completed') {
+    return emit(flagged ? { type: 'call.completed', callId, grantId, tool, charged, overrun: true } : { type: 'call.completed', callId, grantId, tool, charged });
+  }
   const refunded = refund ? { calls: reserved.calls, inputBytes: reserved.inputBytes } : { calls: 0, inputBytes: 0 };
-  return emit({ type: 'call.failed', callId, grantId, tool, refunded, ...(command.cancelled === true ? { cancelled: true as const } : {}), charged, ...flagged });
+  return emit({ type: 'call.failed', callId, grantId, tool, refunded, ...(command.cancelled === true ? { cancelled: true as const } : {}), charged, ...(flagged ? { overrun: true as const } : {}) });
 }
 
 /** A hop of a running call's fetch, checked against that call's grant (see fetchHop.ts). */

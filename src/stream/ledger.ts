@@ -325,8 +325,8 @@ class LedgerImpl implements Ledger {
     const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
     // Read once: a report made after the tool returned (a stray callback) does not change the settlement.
     const report = admitted.reserved.meters !== undefined ? context.reported : undefined;
-    const pending: PendingSettlement = { callId: admitted.callId, outcome: outcomeKind, refund: this.refundOnError, ...(cancelled ? { cancelled: true } : {}) };
-    const landed = await this.trackSettling(this.settle(report === undefined ? pending : { ...pending, report }));
+    const pending: PendingSettlement = pendingSettlement(admitted.callId, outcomeKind, this.refundOnError, cancelled, report);
+    const landed = await this.trackSettling(this.settle(pending));
     if (!landed && !this.journaled) {
       // Closed before the store took it, and the journal could not keep it either: say so.
       outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
@@ -660,10 +660,24 @@ class LedgerImpl implements Ledger {
   }
 }
 
-/** The settle command for a pending settlement (the plain case as one literal: it runs for every call). */
-function settleCommand(at: number, pending: PendingSettlement): Command {
-  const command: Command = { type: 'settle', at, callId: pending.callId, outcome: pending.outcome, refund: pending.refund, ...(pending.cancelled === true ? { cancelled: true } : {}) };
-  return pending.report === undefined ? command : { ...command, report: pending.report };
+/**
+ * The settle command for a pending settlement. Literals per case, no spread: this runs for every
+ * call, and a spread of a conditional object took ≈ 4 % of a metered call's profile.
+ */
+function settleCommand(at: number, p: PendingSettlement): Command {
+  const { callId, outcome, refund, report } = p;
+  if (report === undefined) {
+    if (p.cancelled === true) return { type: 'settle', at, callId, outcome, refund, cancelled: true };
+    return { type: 'settle', at, callId, outcome, refund };
+  }
+  if (p.cancelled === true) return { type: 'settle', at, callId, outcome, refund, cancelled: true, report };
+  return { type: 'settle', at, callId, outcome, refund, report };
+}
+
+/** A call's settlement as the journal keeps it (literals per case, as settleCommand). */
+function pendingSettlement(callId: string, outcome: 'completed' | 'failed', refund: boolean, cancelled: boolean, report: PendingSettlement['report']): PendingSettlement {
+  if (report === undefined) return cancelled ? { callId, outcome, refund, cancelled: true } : { callId, outcome, refund };
+  return cancelled ? { callId, outcome, refund, cancelled: true, report } : { callId, outcome, refund, report };
 }
 
 /** The clock's reading, or undefined when it throws or is not a finite number (a string, a Date, NaN…). */
