@@ -8,7 +8,7 @@ export { decide, checkAuthority, type Decision, type HostCommandErrorCode } from
 export { evolve } from './domain/evolve';
 export { evolveBatch } from './domain/evolveBatch';
 export { initialState, type LedgerState, type GrantRecord, type ToolRecord, type InFlightCall } from './domain/state';
-export type { Command, AdmitCommand, IssueCommand, RevokeCommand, SettleCommand, RegisterToolCommand, AttenuateCommand, RevokeDelegationCommand, Narrowing } from './domain/commands';
+export type { Command, AdmitCommand, IssueCommand, RevokeCommand, SettleCommand, RegisterToolCommand, AttenuateCommand, RevokeDelegationCommand, Narrowing, TimeoutCommand } from './domain/commands';
 export { attenuationRejectReasons, revocationRejectReasons, delegationRejectMessage, type AttenuationRejectReason, type RevocationRejectReason } from './domain/delegationReasons';
 export { chainAuthority, ancestorRecords, isDescendant } from './domain/grantChain';
 export { rejectReasons, rejectMessage, isRejectReason, type RejectReason, type ArgumentCheck, type ResourceCheck } from './domain/reasons';

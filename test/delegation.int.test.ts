@@ -83,7 +83,7 @@ describe('attenuate', () => {
     ['a malformed meter name', { budget: { meters: { 'USD micros': 1 } } }],
     ['a rate window without windowMs', { budget: { rate: { calls: 1 } } }],
     ['a rate window of 0 calls', { budget: { rate: { calls: 0, windowMs: 1000 } } }],
-    ['a call timeout (not supported yet)', { callTimeoutMs: 1000 }],
+    ['a call timeout that is not a positive integer', { callTimeoutMs: 0 }],
   ])('refuses %s as attenuation_invalid, logged once, without throwing', async (_what, request) => {
     const { ledger, root } = await rooted();
     const length = ledger.events().length;

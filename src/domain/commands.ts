@@ -64,6 +64,14 @@ export interface SettleCommand {
    */
   readonly overrunLogged?: boolean;
 }
+/** The shell's timer (or a reopened ledger) settles a call whose deadline has come: refused before it. */
+export interface TimeoutCommand {
+  readonly type: 'timeout';
+  readonly at: number;
+  readonly callId: string;
+  /** Give the reservation back (onToolError: 'refund'), as for a failed tool. */
+  readonly refund: boolean;
+}
 
 /** A well-formed attenuation request: each field narrows the parent's; an absent one keeps it. */
 export interface Narrowing {
@@ -82,6 +90,8 @@ export interface Narrowing {
    * chain's left. `rate`: the child's own extra window (its ancestors' always apply).
    */
   readonly budget?: { readonly calls?: number; readonly inputBytes?: number; readonly meters?: MeterAmounts; readonly rate?: RateLimit };
+  /** At most the parent's (any positive value when the parent has none). */
+  readonly callTimeoutMs?: number;
 }
 
 /**
@@ -125,6 +135,6 @@ export interface HopCommand {
   readonly address: string | undefined;
 }
 
-export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand | HopCommand;
+export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand | HopCommand | TimeoutCommand;
 
 export type { Amounts };

@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonicalJson';
-import type { AdmitCommand, Command, HopCommand, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand } from './commands';
+import type { AdmitCommand, Command, HopCommand, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand, TimeoutCommand } from './commands';
 import type { CallRejectedPayload, MeterAmounts, Reservation } from './events';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
@@ -53,6 +53,8 @@ interface Verdict {
   readonly meter?: string;
   /** On `rate_limited`. */
   readonly retryAfterMs?: number;
+  /** On an admission: the chain's records (for its deadline). */
+  readonly ancestors?: readonly GrantRecord[];
 }
 
 function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
@@ -74,7 +76,22 @@ function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
     const wait = chainRateWait(grant, authority.ancestors, command.at);
     if (wait > 0) return { reason: 'rate_limited', grant, retryAfterMs: wait };
   }
-  return { reason: undefined, grant };
+  return { reason: undefined, grant, ancestors: authority.ancestors };
+}
+
+/**
+ * The least `callTimeoutMs` along a grant's chain, or undefined when none has one. A child's is at
+ * most its parent's (checked at issue), so the grant's own usually decides; the walk makes a log
+ * that `verify` would refuse no more lenient.
+ */
+function chainTimeout(grant: GrantRecord, ancestors: readonly GrantRecord[] | undefined): number | undefined {
+  let least = grant.scope.callTimeoutMs;
+  if (ancestors === undefined) return least;
+  for (const a of ancestors) {
+    const t = a.scope.callTimeoutMs;
+    if (t !== undefined && (least === undefined || t < least)) least = t;
+  }
+  return least;
 }
 
 function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
@@ -83,6 +100,14 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
   const cost: MeterAmounts | undefined = command.cost;
   if (reason === undefined && grant !== undefined && command.inputBytes !== undefined) {
     const reserved: Reservation = cost === undefined ? { calls: 1, inputBytes: command.inputBytes } : { calls: 1, inputBytes: command.inputBytes, meters: cost };
+    const timeout = chainTimeout(grant, verdict.ancestors);
+    if (timeout !== undefined) {
+      const deadline = command.at + timeout;
+      if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
+        return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors, deadline });
+      }
+      return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, deadline });
+    }
     // A child's call names its ancestors (root first): the event says which grants it is reserved on.
     if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
       return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors });
@@ -170,6 +195,24 @@ function decideMeteredSettle(callId: string, grantId: string, tool: string, mete
   return emit({ type: 'call.failed', callId, grantId, tool, refunded, ...(command.cancelled === true ? { cancelled: true as const } : {}), charged, ...(flagged ? { overrun: true as const } : {}) });
 }
 
+/**
+ * The ledger settles a call whose deadline has come (its timer, or a reopened ledger's sweep). Before
+ * the deadline, or for a call without one, it is refused: a timeout is a fact of log time, so a
+ * logged one dated before its deadline is a forgery `verify` finds. A metered call is charged as a
+ * failed call without a report: its whole reservation, or nothing on a refund.
+ */
+function decideTimeout(state: LedgerState, command: TimeoutCommand): Decision {
+  const call = shardGet(state.inFlight, command.callId);
+  if (call === undefined) return refuse('unknown_call', 'no call in flight has that id');
+  if (call.deadline === undefined || command.at < call.deadline) return refuse('call_not_due', 'the call has no deadline or it has not come yet');
+  const refunded = command.refund ? { calls: call.reserved.calls, inputBytes: call.reserved.inputBytes } : { calls: 0, inputBytes: 0 };
+  if (call.reserved.meters !== undefined) {
+    const { charged } = settlementCharge(call.reserved.meters, undefined, command.refund);
+    return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded, charged, timedOut: true });
+  }
+  return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded, timedOut: true });
+}
+
 /** A hop of a running call's fetch, checked against that call's grant (see fetchHop.ts). */
 function decideHop(state: LedgerState, command: HopCommand): Decision {
   const call = shardGet(state.inFlight, command.callId);
@@ -207,5 +250,7 @@ export function decide(state: LedgerState, command: Command): Decision {
       return decideRevokeDelegation(state, command);
     case 'hop':
       return decideHop(state, command);
+    case 'timeout':
+      return decideTimeout(state, command);
   }
 }

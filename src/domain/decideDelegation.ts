@@ -37,6 +37,8 @@ function widens(parent: GrantRecord, left: Reservation, child: GrantScope): bool
   for (const tool of child.tools) if (!parent.scope.tools.includes(tool)) return true;
   for (const resource of child.resources) if (!parent.scope.resources.some((scope) => scopeCovers(scope, resource))) return true;
   if (child.notBefore < parent.scope.notBefore || child.expiresAt > parent.scope.expiresAt) return true;
+  // A parent without a timeout lets a child set any; with one, a child's may only be shorter.
+  if (parent.scope.callTimeoutMs !== undefined && (child.callTimeoutMs === undefined || child.callTimeoutMs > parent.scope.callTimeoutMs)) return true;
   if (child.budget.calls > left.calls || child.budget.inputBytes > left.inputBytes) return true;
   const meters = child.budget.meters;
   if (meters !== undefined) for (const name of Object.keys(meters)) if (namesMeter(left.meters, name) && (meters[name] as number) > meterAmount(left.meters, name)) return true;
@@ -77,6 +79,7 @@ export function decideAttenuate(state: LedgerState, command: AttenuateCommand): 
   if (shardGet(state.tokens, command.tokenDigest) !== undefined) return refuse('duplicate_grant', 'token digest already issued');
   const n = request.narrowing;
   const left = budgetLeft(parent, authority.ancestors);
+  const callTimeoutMs = n.callTimeoutMs ?? parent.scope.callTimeoutMs;
   const scope: GrantScope = {
     tools: n.tools ?? parent.scope.tools,
     args: n.args ?? {},
@@ -84,6 +87,7 @@ export function decideAttenuate(state: LedgerState, command: AttenuateCommand): 
     notBefore: n.notBefore ?? parent.scope.notBefore,
     expiresAt: n.expiresAt ?? parent.scope.expiresAt,
     budget: childBudget(n.budget, left),
+    ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
   };
   if (grantScopeProblem(state, scope) !== undefined) return attenuationRejected('attenuation_invalid', parent.grantId);
   if (authority.ancestors.length + 1 > limits.delegationDepthMax) return attenuationRejected('attenuation_widens', parent.grantId);

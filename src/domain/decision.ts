@@ -1,7 +1,7 @@
 import type { EventPayload } from './events';
 
 /** Why a host command was refused. Host commands fail loudly; agent calls are rejected as events. */
-export type HostCommandErrorCode = 'invalid_tool' | 'tool_conflict' | 'invalid_grant' | 'duplicate_grant' | 'unknown_grant' | 'unknown_call';
+export type HostCommandErrorCode = 'invalid_tool' | 'tool_conflict' | 'invalid_grant' | 'duplicate_grant' | 'unknown_grant' | 'unknown_call' | 'call_not_due';
 
 export type Decision =
   | { readonly ok: true; readonly events: readonly EventPayload[] }

@@ -41,6 +41,12 @@ export interface GrantScope {
   readonly notBefore: number;
   readonly expiresAt: number;
   readonly budget: GrantBudget;
+  /**
+   * How long an admitted call may stay unsettled (ms of log time) before the ledger settles it as
+   * timed out. Absent: no timeout. A child's is at most its parent's; a call's deadline uses the
+   * least along its chain.
+   */
+  readonly callTimeoutMs?: number;
 }
 
 export interface ToolRegisteredPayload {
@@ -93,6 +99,11 @@ export interface CallAdmittedPayload {
    * each of them too (one event for the whole chain).
    */
   readonly ancestors?: readonly string[];
+  /**
+   * Only when the grant or an ancestor has `callTimeoutMs`: the log time (`at` + the least timeout
+   * along the chain) from which the ledger settles the call as timed out if nothing settled it.
+   */
+  readonly deadline?: number;
 }
 export interface CallRejectedPayload {
   readonly type: 'call.rejected';
@@ -137,6 +148,8 @@ export interface CallFailedPayload {
   /** As on `call.completed`; all zeros when the reservation is refunded. */
   readonly charged?: MeterAmounts;
   readonly overrun?: true;
+  /** Present (true) when the ledger settled the call at or after its `deadline` (callTimeoutMs). */
+  readonly timedOut?: true;
 }
 
 export interface AttenuationRejectedPayload {

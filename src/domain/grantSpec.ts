@@ -8,6 +8,11 @@ function isBudgetAmount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
+/** A call timeout: a positive safe integer of ms. */
+export function isTimeout(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
 function isTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
@@ -45,6 +50,7 @@ export function grantScopeProblem(state: LedgerState, scope: GrantScope): string
   if (scope.budget === null || typeof scope.budget !== 'object') return 'budget must be { calls, inputBytes }';
   if (!isBudgetAmount(scope.budget.calls)) return 'budget.calls must be a non-negative safe integer';
   if (!isBudgetAmount(scope.budget.inputBytes)) return 'budget.inputBytes must be a non-negative safe integer';
+  if (scope.callTimeoutMs !== undefined && !isTimeout(scope.callTimeoutMs)) return 'callTimeoutMs must be a positive safe integer (ms)';
   const budget = scope.budget as unknown as Record<string, unknown>;
   for (const key of Object.keys(budget)) if (!budgetKeys.has(key)) return 'budget may hold only calls, inputBytes, meters and rate';
   if (budget.meters !== undefined) {

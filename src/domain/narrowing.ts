@@ -1,5 +1,6 @@
 import type { Narrowing } from './commands';
 import type { JsonObject, JsonValue } from './json';
+import { isTimeout } from './grantSpec';
 import { limits } from './limits';
 import { rateProblem } from './grantSpec';
 import { meterAmountsProblem } from './meters';
@@ -7,11 +8,8 @@ import type { MeterAmounts, RateLimit } from './events';
 
 export type ParsedNarrowing = { readonly ok: true; readonly narrowing: Narrowing } | { readonly ok: false; readonly problem: string };
 
-const fields = new Set(['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget']);
+const fields = new Set(['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget', 'callTimeoutMs']);
 const budgetFields = new Set(['calls', 'inputBytes', 'meters', 'rate']);
-// Named by the contract for budgets that do not exist yet (call timeouts):
-// refused rather than ignored, since ignoring a restriction the agent asked for would widen its intent.
-const notYetSupported = new Set(['callTimeoutMs']);
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -43,7 +41,6 @@ function usesRegularExpression(value: JsonValue, depth: number): boolean {
 export function parseNarrowing(request: JsonObject): ParsedNarrowing {
   const fail = (problem: string): ParsedNarrowing => ({ ok: false, problem });
   for (const key of Object.keys(request)) {
-    if (notYetSupported.has(key)) return fail(`${key} is not supported yet`);
     if (!fields.has(key)) return fail('the request has a field attenuate does not know');
   }
   const out: { -readonly [K in keyof Narrowing]: Narrowing[K] } = {};
@@ -76,6 +73,10 @@ export function parseNarrowing(request: JsonObject): ParsedNarrowing {
     const time = request[key];
     if (!isTime(time)) return fail(`${key} must be a finite number of ms since epoch`);
     out[key] = time;
+  }
+  if (own(request, 'callTimeoutMs')) {
+    if (!isTimeout(request.callTimeoutMs)) return fail('callTimeoutMs must be a positive safe integer (ms)');
+    out.callTimeoutMs = request.callTimeoutMs;
   }
   if (own(request, 'budget')) {
     const budget = request.budget;

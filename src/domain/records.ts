@@ -105,6 +105,9 @@ export function withCallUsage(grant: GrantRecord, calls: number, inputBytes: num
 export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {
   // A metered reservation's meter map is the event's own too (already frozen when sealed here).
   if (event.reserved.meters !== undefined) Object.freeze(event.reserved.meters);
+  if (event.deadline !== undefined) {
+    return Object.freeze({ callId: event.callId, grantId: event.grantId, tool: event.tool, reserved: Object.freeze(event.reserved), admittedAt: event.at, seq: event.seq, deadline: event.deadline });
+  }
   return Object.freeze({
     callId: event.callId,
     grantId: event.grantId,

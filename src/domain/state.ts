@@ -49,6 +49,8 @@ export interface InFlightCall {
   readonly reserved: Reservation;
   readonly admittedAt: number;
   readonly seq: number;
+  /** Only for a call with a timeout: the log time from which it may be settled as timed out. */
+  readonly deadline?: number;
 }
 
 /** The ledger's projection of its log. Frozen throughout (records by immer, containers by hand: see evolve.ts); equal to `replay(events)`. */

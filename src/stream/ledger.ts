@@ -32,6 +32,7 @@ import type { ResourceRefusalCode } from '../resources/resourceRefusedError';
 import { noCheckedResources, ToolCallContext, type CheckedResources, type LedgerHops } from '../resources/toolContext';
 import { systemResolveHost } from '../resources/url/resolveHost';
 import { foldForeign } from './foldForeign';
+import { CallTimeouts, systemSetTimer, timeoutError } from './callTimeouts';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
@@ -58,6 +59,8 @@ interface Running {
   /** The grant's ancestors (a child's call): revoking any of them aborts this call too. */
   readonly ancestors: readonly string[] | undefined;
   readonly controller: LazyAbort;
+  /** Only for a call with a deadline: told when the log settled it as timed out (here or by another writer). */
+  timedOut?: (error: DOMException) => void;
 }
 
 const invalidToolName = '(invalid-name)';
@@ -106,6 +109,7 @@ class LedgerImpl implements Ledger {
   /** Whether the journal holds the current `unsettled` list (its last write succeeded). */
   private journaled = true;
   private readonly hops: LedgerHops;
+  private readonly timeouts: CallTimeouts;
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
 
@@ -143,7 +147,11 @@ class LedgerImpl implements Ledger {
     this.events$ = this.events$Subject.asObservable();
     this.decisions$ = this.events$.pipe(filter((e): e is DecisionEvent => e.type === 'call.admitted' || e.type === 'call.rejected'));
     this.journal = journalFor(store);
+    this.timeouts = new CallTimeouts(this.clock, options.setTimer ?? systemSetTimer, (callId) => this.timeOut(callId));
     this.settleKept();
+    // What a crash (or another writer) left open is timed out once its deadline passes; settlements
+    // taken over from the journal were decided first and are already queued ahead of any timeout.
+    for (const call of shardValues(this.current.inFlight)) if (call.deadline !== undefined) this.timeouts.schedule(call.callId, call.deadline);
   }
 
   // ---- host side -------------------------------------------------------------------------------
@@ -191,6 +199,7 @@ class LedgerImpl implements Ledger {
         notBefore: options.notBefore ?? at,
         expiresAt: options.expiresAt,
         budget: options.budget,
+        ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
       };
       // Snapshot the host's objects: later mutation by the caller cannot change an issued scope.
       const copied = safeJsonCopy(scope) as GrantScope | undefined;
@@ -259,6 +268,45 @@ class LedgerImpl implements Ledger {
     return Object.freeze(Array.from(shardValues(this.current.inFlight)).sort((a, b) => a.seq - b.seq));
   }
 
+  async runDueTimeouts(): Promise<number> {
+    this.catchUp();
+    const at = readClock(this.clock);
+    if (at === undefined) return 0;
+    const due: string[] = [];
+    for (const call of shardValues(this.current.inFlight)) if (call.deadline !== undefined && call.deadline <= at) due.push(call.callId);
+    let timedOut = 0;
+    await Promise.all(due.map(async (callId) => {
+      this.timeouts.cancel(callId);
+      const settled = await this.timeOut(callId, () => timedOut++);
+      const deadline = shardGet(this.current.inFlight, callId)?.deadline;
+      if (!settled && deadline !== undefined) this.timeouts.schedule(callId, deadline, limits.settleRetryMinMs);
+    }));
+    return timedOut;
+  }
+
+  /**
+   * Asks the log to settle a call as timed out: true when that call is no longer open (this did it,
+   * or something settled it first), false when the store refused (try again later). A settlement this
+   * ledger decided first and is still appending (or took over from the journal) wins: no timeout.
+   */
+  private timeOut(callId: string, onTimedOut?: () => void): Promise<boolean> {
+    if (this.unsettled.has(callId)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (result: BatchResult): void => {
+        if (result.kind === 'unavailable') return resolve(false);
+        if (result.kind === 'decided' && result.events[0]?.type === 'call.failed') onTimedOut?.();
+        if (result.kind === 'refused' && result.decision.code === 'call_not_due') {
+          // The clock went back since the timer looked: wait again for what the state says.
+          const deadline = shardGet(this.current.inFlight, callId)?.deadline;
+          if (deadline !== undefined) this.timeouts.schedule(callId, deadline, limits.settleRetryMinMs);
+        }
+        resolve(true);
+      };
+      const command = (at: number): Command => ({ type: 'timeout', at, callId, refund: this.refundOnError });
+      this.stream.submitAlways({ kind: 'host', command, done, queuedAt: this.queuedAt() });
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
@@ -270,6 +318,7 @@ class LedgerImpl implements Ledger {
       await this.stream.idle();
     }
     while (this.settling.size > 0) await Promise.all(this.settling);
+    this.timeouts.stop();
     await this.stream.idle();
     this.stream.stop();
     if (this.catchUpTimer !== undefined) clearInterval(this.catchUpTimer);
@@ -307,30 +356,51 @@ class LedgerImpl implements Ledger {
   private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
-    this.running.set(admitted.callId, { grantId: admitted.grantId, ancestors: admitted.ancestors, controller });
+    const running: Running = { grantId: admitted.grantId, ancestors: admitted.ancestors, controller };
+    this.running.set(admitted.callId, running);
     const onCancel = (): void => controller.abort(cancel?.reason);
     cancel?.addEventListener('abort', onCancel, { once: true });
-    let outcome: InvokeOutcome<Result>;
     const context = new ToolCallContext(admitted.callId, admitted.grantId, controller, checked, this.hops);
-    try {
-      if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
-      if (cancel?.aborted === true) throw cancel.reason;
-      const value = (await attached.definition.run(args.value, context)) as Result;
-      outcome = { status: 'completed', callId: admitted.callId, value };
-    } catch (error) {
-      outcome = { status: 'failed', callId: admitted.callId, error };
+    const run = async (): Promise<InvokeOutcome<Result>> => {
+      try {
+        if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
+        if (cancel?.aborted === true) throw cancel.reason;
+        const value = (await attached.definition.run(args.value, context)) as Result;
+        return { status: 'completed', callId: admitted.callId, value };
+      } catch (error) {
+        return { status: 'failed', callId: admitted.callId, error };
+      }
+    };
+    const deadline = admitted.deadline;
+    let outcome: InvokeOutcome<Result> | undefined;
+    let timedOut: DOMException | undefined;
+    if (deadline === undefined) outcome = await run();
+    else {
+      // The tool races its deadline: once the log says timed out, invoke answers and the tool's
+      // late result is dropped (nothing settles it again).
+      const timeout = new Promise<undefined>((resolve) => (running.timedOut = (error) => {
+        timedOut = error;
+        resolve(undefined);
+      }));
+      this.timeouts.schedule(admitted.callId, deadline);
+      outcome = await Promise.race([run(), timeout]);
+      if (outcome !== undefined) this.timeouts.cancel(admitted.callId);
     }
     cancel?.removeEventListener('abort', onCancel);
-    const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
-    const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
-    // Read once: a report made after the tool returned (a stray callback) does not change the settlement.
-    const report = admitted.reserved.meters !== undefined ? context.reported : undefined;
-    const pending: PendingSettlement = pendingSettlement(admitted.callId, outcomeKind, this.refundOnError, cancelled, report);
-    const landed = await this.trackSettling(this.settle(pending));
-    if (!landed && !this.journaled) {
-      // Closed before the store took it, and the journal could not keep it either: say so.
-      outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
+    if (outcome !== undefined) {
+      const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
+      const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
+      // Read once: a report made after the tool returned (a stray callback) does not change the settlement.
+      const report = admitted.reserved.meters !== undefined ? context.reported : undefined;
+      const pending: PendingSettlement = pendingSettlement(admitted.callId, outcomeKind, this.refundOnError, cancelled, report);
+      const landed = await this.trackSettling(this.settle(pending, deadline));
+      if (!landed && !this.journaled) {
+        // Closed before the store took it, and the journal could not keep it either: say so.
+        outcome = { status: 'failed', callId: admitted.callId, error: new LedgerError('ledger_unavailable', 'the ledger closed before this call could be settled in the store or its journal') };
+      }
     }
+    // Timed out first (this settlement was then refused, or became the timeout itself): the log decides.
+    if (timedOut !== undefined || outcome === undefined) outcome = { status: 'failed', callId: admitted.callId, error: timedOut ?? timeoutError() };
     this.running.delete(admitted.callId);
     if (this.running.size === 0 && this.whenNoneRunning !== undefined) {
       const wake = this.whenNoneRunning;
@@ -348,14 +418,19 @@ class LedgerImpl implements Ledger {
    * when the ledger closed first (then the journal keeps it for the next open). It bypasses the
    * pending bound: settlements are bounded by admissions.
    */
-  private async settle(pending: PendingSettlement): Promise<boolean> {
+  private async settle(pending: PendingSettlement, deadline?: number): Promise<boolean> {
     let pauseMs: number = limits.settleRetryMinMs;
     let triedWhileClosing = false;
+    // Only the first attempt may find the deadline passed: a result the ledger had only once the
+    // deadline came is the timeout. A retry carries a settlement decided before it, which wins.
+    let dueAt = deadline;
     for (;;) {
       const result = await new Promise<BatchResult>((resolve) => {
+        const due = dueAt;
+        dueAt = undefined;
         this.stream.submitAlways({
           kind: 'host',
-          command: (at) => settleCommand(at, pending),
+          command: (at) => (due !== undefined && at >= due ? { type: 'timeout', at, callId: pending.callId, refund: pending.refund } : settleCommand(at, pending)),
           done: resolve,
           queuedAt: this.queuedAt(),
         });
@@ -639,8 +714,19 @@ class LedgerImpl implements Ledger {
     if (events.length > 0) this.follower?.appended(events);
     for (const event of events) {
       if (event.type === 'grant.revoked' && event.abortInFlight) this.abortGrant(event.grantId);
+      if (event.type === 'call.failed' && event.timedOut === true) this.timedOutHere(event.callId);
       this.events$Subject.next(event);
     }
+  }
+
+  /** The log settled a call as timed out: if it runs here, abort its signal and let invoke answer. */
+  private timedOutHere(callId: string): void {
+    this.timeouts.cancel(callId);
+    const running = this.running.get(callId);
+    if (running?.timedOut === undefined) return;
+    const error = timeoutError();
+    running.controller.abort(error);
+    running.timedOut(error);
   }
 
   private abortGrant(grantId: string): void {

@@ -82,6 +82,11 @@ export interface IssueOptions {
   readonly resourceTemplates?: ResourceTemplates;
   /** Recorded beside the templates: the directory relative `fs:` template paths resolve against. */
   readonly fsBase?: string;
+  /**
+   * An admitted call still unsettled this many ms (log time) after its admission is settled by the
+   * ledger as `call.failed` with `timedOut: true` (docs/budgets.md). A positive safe integer; default: none.
+   */
+  readonly callTimeoutMs?: number;
 }
 
 export interface InvokeOptions {
@@ -159,6 +164,13 @@ export interface LedgerOptions {
    * (createLedger, or openLedger for PostgreSQL); it may refuse to open the ledger by throwing LedgerError.
    */
   readonly transparency?: LogFollower;
+  /**
+   * How the ledger waits for call deadlines (callTimeoutMs): schedules `callback` after `delayMs` and
+   * returns a function that cancels it. Default: an unref'd `setTimeout`. A timer that fires before
+   * `clock()` reaches the deadline just waits again, so tests with an injected clock may inject this
+   * too, or leave timers idle and call `ledger.runDueTimeouts()`.
+   */
+  readonly setTimer?: (callback: () => void, delayMs: number) => () => void;
 }
 
 /**
@@ -207,5 +219,11 @@ export interface Ledger {
   state(): LedgerState;
   /** Calls admitted but not yet completed or failed (after a restart: calls a crash left open). */
   inFlight(): readonly InFlightCall[];
+  /**
+   * Settles now, as timed out, every call in flight whose deadline `clock()` has reached (what the
+   * timers do on their own), except calls whose settlement this ledger has already decided and is
+   * still appending. Resolves with how many it timed out. For tests and hosts that drive time.
+   */
+  runDueTimeouts(): Promise<number>;
   close(): Promise<void>;
 }

@@ -62,6 +62,8 @@ export function commandFromEvent(event: LedgerEvent): Command {
     case 'fetch.hop':
       return { type: 'hop', at, callId: event.callId, hop: event.hop, resource: event.resource, address: event.address };
     case 'call.failed':
+      // The ledger's timeout: re-decided against the call's deadline (a metered one is charged in full, or refunded).
+      if (event.timedOut === true) return { type: 'timeout', at, callId: event.callId, refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0 };
       return {
         type: 'settle',
         at,

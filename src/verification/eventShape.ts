@@ -46,6 +46,7 @@ const schema = {
           notBefore: { type: 'number' },
           expiresAt: { type: 'number' },
           budget,
+          callTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
         },
       },
       // A child (issued by attenuate) names its parent and what the parent had left; a root neither.
@@ -62,10 +63,11 @@ const schema = {
       tool: str,
       reserved: reservation,
       ancestors: { type: 'array', items: str, minItems: 1, maxItems: limits.delegationDepthMax },
+      deadline: time,
     }, ['callId', 'grantId', 'tool', 'reserved']),
     shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count, cost: meters, meter: { type: 'string', format: 'meterName' }, retryAfterMs: positive }, ['callId', 'tool', 'reason']),
     shape('call.completed', { callId: str, grantId: str, tool: str, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool'], { dependencies: { overrun: ['charged'] } }),
-    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true }, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool', 'refunded'], { dependencies: { overrun: ['charged'] } }),
+    shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true }, timedOut: { const: true }, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool', 'refunded'], { dependencies: { overrun: ['charged'] } }),
     shape('attenuation.rejected', { reason: { enum: [...attenuationRejectReasons] }, parentGrantId: str }, ['reason']),
     shape('revocation.rejected', { reason: { enum: [...revocationRejectReasons] }, revokedBy: str, grantId: str }, ['reason']),
     shape('fetch.hop', {

@@ -28,7 +28,8 @@ export function sameAsDecided(payload: EventPayload, event: LedgerEvent): boolea
         payload.grantId === event.grantId &&
         payload.tool === event.tool &&
         payload.reserved.calls === event.reserved.calls &&
-        payload.reserved.inputBytes === event.reserved.inputBytes;
+        payload.reserved.inputBytes === event.reserved.inputBytes &&
+        payload.deadline === (event as { deadline?: unknown }).deadline;
       if (!fields) return false;
       // A child's call also names its ancestors; anything but the same plain list of the same ids
       // (or both without one) takes the general comparison.
