@@ -107,7 +107,7 @@ describe('atc verify on evidence files', () => {
     expect(problemsOf(doc)).toContainEqual(expect.objectContaining({ where: 'revocation.complete' }));
   });
 
-  it('catches a rejected case whose store digest changed, and the 0/24 claim it breaks', () => {
+  it('catches a rejected case whose store digest changed, and the 0/26 claim it breaks', () => {
     const doc = copy();
     const c = doc.cases.find((x) => x.kind === 'adversarial') as Doc['cases'][number];
     c.storeDigestAfter = 'f'.repeat(64);

@@ -2,16 +2,16 @@ import { rejectReasons, verify } from '../src';
 import { runSequential, type SequentialRun } from '../experiments/reproduce/runSequential';
 import { sequentialCases } from '../experiments/reproduce/sequentialCases';
 
-describe('the 28 sequential cases', () => {
+describe('the 31 sequential cases', () => {
   let run: SequentialRun;
   beforeAll(async () => {
     run = await runSequential(1_800_000_000_000);
   });
 
-  it('has 4 allowed controls and 24 adversarial or budget-exhausted cases', () => {
-    expect(sequentialCases.filter((c) => c.kind === 'allowed')).toHaveLength(4);
-    expect(sequentialCases.filter((c) => c.kind === 'adversarial')).toHaveLength(24);
-    expect(new Set(sequentialCases.map((c) => c.name)).size).toBe(28);
+  it('has 5 allowed controls and 26 adversarial or budget-exhausted cases', () => {
+    expect(sequentialCases.filter((c) => c.kind === 'allowed')).toHaveLength(5);
+    expect(sequentialCases.filter((c) => c.kind === 'adversarial')).toHaveLength(26);
+    expect(new Set(sequentialCases.map((c) => c.name)).size).toBe(31);
   });
 
   it('covers every reject reason a sequential call can reach (all but ledger_unavailable)', () => {
@@ -28,7 +28,7 @@ describe('the 28 sequential cases', () => {
 
   it('leaves the notes store untouched and runs no tool for every rejected case', () => {
     const rejected = run.cases.filter((c) => c.observed.outcome === 'rejected');
-    expect(rejected).toHaveLength(24);
+    expect(rejected).toHaveLength(26);
     for (const c of rejected) {
       expect({ name: c.name, toolRuns: c.toolRuns, after: c.storeDigestAfter }).toEqual({ name: c.name, toolRuns: 0, after: c.storeDigestBefore });
     }
@@ -36,7 +36,7 @@ describe('the 28 sequential cases', () => {
 
   it('runs the tool of each allowed control once, and the write control changes the store', () => {
     const allowed = run.cases.filter((c) => c.kind === 'allowed');
-    expect(allowed.map((c) => [c.observed.status, c.toolRuns])).toEqual([['completed', 1], ['completed', 1], ['completed', 1], ['completed', 1]]);
+    expect(allowed.map((c) => [c.observed.status, c.toolRuns])).toEqual([['completed', 1], ['completed', 1], ['completed', 1], ['completed', 1], ['completed', 1]]);
     const write = allowed.find((c) => c.name === 'allowed-write');
     expect(write?.storeDigestAfter).not.toBe(write?.storeDigestBefore);
   });

@@ -201,6 +201,6 @@ export function verifyEvidence(doc: unknown): EvidenceReport {
   diffSummary('summary', recomputed, e.summary, f, 'the file says');
   f.check('summary: recomputed from the logs and compared with the stored table');
   diffSummary('claims', recomputed, claims, f, 'the claim is');
-  f.check('claims: 4/4 admitted, 24/24 rejected, 0/24 modified, 7/57 and 7/57 under concurrency, revocation order');
+  f.check('claims: 5/5 admitted, 26/26 rejected, 0/26 modified, 7/57 and 7/57 under concurrency, revocation order');
   return f.report(recomputed);
 }

@@ -16,12 +16,12 @@ export interface SequentialRun {
 }
 
 /**
- * Runs the 28 cases one after another on a fresh ledger with a hand-moved clock, recording the
+ * Runs the 31 cases one after another on a fresh ledger with a hand-moved clock, recording the
  * store's digest and the tool runs around each call.
  */
 export async function runSequential(startAt: number, definitions: readonly CaseDefinition[] = sequentialCases): Promise<SequentialRun> {
   let now = startAt;
-  const ledger = createLedger({ clock: () => now });
+  const ledger = createLedger({ clock: () => now, idempotencyKeysPerTreeMax: 1 });
   const store = new NotesStore(seedNotes);
   await registerNotesTools(ledger, store);
 
@@ -41,6 +41,7 @@ export async function runSequential(startAt: number, definitions: readonly CaseD
     bytes: { tools: ['notes.write'], resources: drafts, expiresAt: startAt + hourMs, budget: { calls: 10, inputBytes: 16 } },
     metered: { tools: ['notes.write'], resources: drafts, expiresAt: startAt + hourMs, budget: { calls: 10, inputBytes: 4_096, meters: { chars: 4 } } },
     rated: { ...readOnly, expiresAt: startAt + 2 * hourMs, budget: { calls: 10, inputBytes: 4_096, rate: { calls: 1, windowMs: hourMs } } },
+    keyed: { tools: ['notes.write'], resources: drafts, expiresAt: startAt + 2 * hourMs, budget: { calls: 10, inputBytes: 4_096 } },
   };
   const tokens = new Map<GrantLabel, string>([['forged', forgedToken]]);
   for (const [label, options] of Object.entries(grants) as [Exclude<GrantLabel, 'forged'>, IssueOptions][]) {
@@ -55,7 +56,7 @@ export async function runSequential(startAt: number, definitions: readonly CaseD
     const token = tokens.get(definition.grant) as string;
     const digestBefore = store.digest();
     const runsBefore = store.runs.length;
-    const outcome = await ledger.invoke(token, definition.tool, definition.args);
+    const outcome = definition.idempotencyKey === undefined ? await ledger.invoke(token, definition.tool, definition.args) : await ledger.invoke(token, definition.tool, definition.args, { idempotencyKey: definition.idempotencyKey });
     cases.push({
       name: definition.name,
       description: definition.description,

@@ -1,7 +1,7 @@
 import type { Expected } from '../evidence/types';
 
 /** Which grant a case presents; `forged` is a well-formed token that was never issued. */
-export type GrantLabel = 'main' | 'revoked' | 'future' | 'expiring' | 'bytes' | 'metered' | 'rated' | 'forged';
+export type GrantLabel = 'main' | 'revoked' | 'future' | 'expiring' | 'bytes' | 'metered' | 'rated' | 'keyed' | 'forged';
 
 export interface CaseDefinition {
   readonly name: string;
@@ -14,6 +14,8 @@ export interface CaseDefinition {
   readonly expected: Expected;
   /** Moves the run's clock forward before the call (used to pass a grant's expiry). */
   readonly advanceClockMs?: number;
+  /** Calls with this idempotency key (it carries the marker too: the log must hold only its digest). */
+  readonly idempotencyKey?: string;
 }
 
 /**
@@ -35,7 +37,9 @@ const rejected = (reason: NonNullable<Expected['reason']>): Expected => ({ outco
 /**
  * The main grant's call budget is 3: the three controls on it use it up, so `call-budget-exhausted`
  * finds it exhausted. The `rated` grant admits one call per hour: its control fills the window, so
- * `rate-limited` finds it full.
+ * `rate-limited` finds it full. The `keyed` grant's tree may hold one idempotency key (the run's
+ * `idempotencyKeysPerTreeMax`): its control binds it, so the same key with other arguments conflicts
+ * and a second key finds the tree full.
  */
 export const sequentialCases: readonly CaseDefinition[] = [
   { name: 'allowed-write', description: 'write a note inside the granted drafts scope', kind: 'allowed', grant: 'main', tool: 'notes.write', args: { path: 'drafts/argv-plan', text: 'argv-control-text' }, expected: admitted },
@@ -67,4 +71,7 @@ export const sequentialCases: readonly CaseDefinition[] = [
   { name: 'meter-budget-exhausted', description: "a write whose cost (its text's characters) exceeds the grant's chars meter of 4", kind: 'adversarial', grant: 'metered', tool: 'notes.write', args: { path: 'drafts/argv-m', text: 'argv-meter' }, expected: rejected('meter_budget_exhausted') },
   { name: 'allowed-rated-read', description: 'read a seeded note on a grant whose rate window admits one call per hour', kind: 'allowed', grant: 'rated', tool: 'notes.read', args: { path: 'drafts/argv-seed' }, expected: admitted },
   { name: 'rate-limited', description: "a second read inside the rated grant's one-call-per-hour window", kind: 'adversarial', grant: 'rated', tool: 'notes.read', args: { path: 'drafts/argv-seed' }, expected: rejected('rate_limited') },
+  { name: 'allowed-keyed-write', description: 'write a note with an idempotency key (binds the key)', kind: 'allowed', grant: 'keyed', tool: 'notes.write', args: { path: 'drafts/argv-k', text: 'argv-keyed' }, expected: admitted, idempotencyKey: 'argv-key-1' },
+  { name: 'idempotency-conflict', description: 'the same idempotency key with other arguments', kind: 'adversarial', grant: 'keyed', tool: 'notes.write', args: { path: 'drafts/argv-k', text: 'argv-other' }, expected: rejected('idempotency_conflict'), idempotencyKey: 'argv-key-1' },
+  { name: 'idempotency-keys-exhausted', description: "a second idempotency key while the grant's tree holds as many live keys as it may", kind: 'adversarial', grant: 'keyed', tool: 'notes.write', args: { path: 'drafts/argv-k2', text: 'argv-second' }, expected: rejected('idempotency_keys_exhausted'), idempotencyKey: 'argv-key-2' },
 ];

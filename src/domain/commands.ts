@@ -1,4 +1,5 @@
 import type { Amounts, GrantScope, MeterAmounts, RateLimit, ResourceTemplates } from './events';
+import type { KeyedAdmission } from './idempotency';
 import type { JsonObject } from './json';
 import type { ArgumentCheck, ResourceCheck } from './reasons';
 
@@ -46,6 +47,8 @@ export interface AdmitCommand {
    * checks passed); undefined when the tool has no cost, it was not evaluated, or it named no meter.
    */
   readonly cost?: MeterAmounts;
+  /** Only for a call made with a (well-formed) idempotency key; a malformed key arrives as `argumentCheck: 'invalid_arguments'`. */
+  readonly idempotency?: KeyedAdmission;
 }
 export interface SettleCommand {
   readonly type: 'settle';

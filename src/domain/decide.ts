@@ -1,6 +1,7 @@
 import { canonicalJson } from './canonicalJson';
 import type { AdmitCommand, Command, HopCommand, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand, TimeoutCommand } from './commands';
-import type { CallRejectedPayload, MeterAmounts, Reservation } from './events';
+import type { CallAdmittedPayload, CallRejectedPayload, MeterAmounts, Reservation } from './events';
+import { canBindKey, liveBinding } from './idempotency';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { chainAuthority } from './grantChain';
@@ -55,6 +56,8 @@ interface Verdict {
   readonly retryAfterMs?: number;
   /** On an admission: the chain's records (for its deadline). */
   readonly ancestors?: readonly GrantRecord[];
+  /** A retry of a call this grant admitted with the same idempotency key, tool and arguments: its callId. */
+  readonly replayOf?: string;
 }
 
 function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
@@ -65,6 +68,15 @@ function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
     return { reason: command.argumentCheck === 'ok' ? 'invalid_arguments' : command.argumentCheck, grant };
   }
   if (command.resourceCheck !== 'ok') return { reason: command.resourceCheck, grant };
+  const key = command.idempotency;
+  if (key !== undefined) {
+    // Before any budget check: a retry reserves nothing, so a spent budget does not refuse it.
+    const binding = liveBinding(state, grant.grantId, key.keyDigest, command.at);
+    if (binding !== undefined) {
+      if (binding.argsDigest !== key.argsDigest || binding.tool !== command.tool) return { reason: 'idempotency_conflict', grant };
+      return { reason: undefined, grant, replayOf: binding.callId };
+    }
+  }
   const budget = budgetReason(grant, authority.ancestors, command.inputBytes);
   if (budget !== undefined) return { reason: budget, grant };
   // Meters, then rate windows: a budget refusal is permanent, a rate refusal passes with time.
@@ -76,6 +88,8 @@ function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
     const wait = chainRateWait(grant, authority.ancestors, command.at);
     if (wait > 0) return { reason: 'rate_limited', grant, retryAfterMs: wait };
   }
+  // Last: fail closed rather than forget an unexpired key (its retry would run twice).
+  if (key !== undefined && !canBindKey(state.keyQueues, state.keyOrder, (authority.ancestors[0] ?? grant).grantId, command.at, key.keysMax)) return { reason: 'idempotency_keys_exhausted', grant };
   return { reason: undefined, grant, ancestors: authority.ancestors };
 }
 
@@ -98,9 +112,21 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
   const verdict = admissionReason(state, command);
   const { reason, grant } = verdict;
   const cost: MeterAmounts | undefined = command.cost;
+  const key = command.idempotency;
+  if (reason === undefined && grant !== undefined && verdict.replayOf !== undefined && key !== undefined) {
+    return emit({ type: 'call.replayed', callId: command.callId, grantId: grant.grantId, tool: command.tool, replayOf: verdict.replayOf, idempotency: { keyDigest: key.keyDigest, argsDigest: key.argsDigest } });
+  }
   if (reason === undefined && grant !== undefined && command.inputBytes !== undefined) {
     const reserved: Reservation = cost === undefined ? { calls: 1, inputBytes: command.inputBytes } : { calls: 1, inputBytes: command.inputBytes, meters: cost };
     const timeout = chainTimeout(grant, verdict.ancestors);
+    if (key !== undefined) {
+      // A keyed admission binds its key: built field by field (the rarer shape).
+      const admitted: { -readonly [K in keyof CallAdmittedPayload]: CallAdmittedPayload[K] } = { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved };
+      if (grant.ancestors !== undefined && grant.ancestors.length > 0) admitted.ancestors = grant.ancestors;
+      if (timeout !== undefined) admitted.deadline = command.at + timeout;
+      admitted.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: key.expiresAt };
+      return emit(admitted);
+    }
     if (timeout !== undefined) {
       const deadline = command.at + timeout;
       if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
@@ -126,6 +152,9 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
     ...(cost !== undefined && (reason === 'meter_budget_exhausted' || reason === 'rate_limited') ? { cost } : {}),
     ...(verdict.meter !== undefined ? { meter: verdict.meter } : {}),
     ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}),
+    ...(key !== undefined ? { idempotency: { keyDigest: key.keyDigest, argsDigest: key.argsDigest } } : {}),
+    // The host's bound that refused it (a host option like the TTL), so `verify` re-decides the refusal.
+    ...(reason === 'idempotency_keys_exhausted' && key !== undefined ? { keysMax: key.keysMax } : {}),
   };
   return emit(rejected);
 }

@@ -1,6 +1,7 @@
 import type { JsonObject } from './json';
 import type { AttenuationRejectReason, RevocationRejectReason } from './delegationReasons';
 import type { HopRefusalReason } from './fetchHop';
+import type { IdempotencyRequest } from './idempotency';
 import type { RejectReason } from './reasons';
 
 /** Budget amounts: calls and canonical-JSON input bytes. */
@@ -104,6 +105,25 @@ export interface CallAdmittedPayload {
    * along the chain) from which the ledger settles the call as timed out if nothing settled it.
    */
   readonly deadline?: number;
+  /** Only on a call made with an idempotency key: the binding it makes (digests and expiry, never the key). */
+  readonly idempotency?: IdempotencyRequest;
+}
+/** Digests of a keyed call's key and of its tool and arguments (what a binding is matched on). */
+export interface IdempotencyDigests {
+  readonly keyDigest: string;
+  readonly argsDigest: string;
+}
+/**
+ * A retry: the same key, tool and canonical arguments as a call the grant admitted, while that
+ * binding lives. It reserves nothing and runs nothing; `replayOf` is the first call's id.
+ */
+export interface CallReplayedPayload {
+  readonly type: 'call.replayed';
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  readonly replayOf: string;
+  readonly idempotency: IdempotencyDigests;
 }
 export interface CallRejectedPayload {
   readonly type: 'call.rejected';
@@ -121,6 +141,10 @@ export interface CallRejectedPayload {
   readonly meter?: string;
   /** On `rate_limited`: the least wait (ms, log time) after which the chain's rate windows would admit the call. */
   readonly retryAfterMs?: number;
+  /** A keyed call's digests (so `verify` re-derives an idempotency_conflict). */
+  readonly idempotency?: IdempotencyDigests;
+  /** On `idempotency_keys_exhausted`: the bound on live keys per delegation tree that refused it. */
+  readonly keysMax?: number;
 }
 export interface CallCompletedPayload {
   readonly type: 'call.completed';
@@ -189,6 +213,7 @@ export type EventPayload =
   | GrantRevokedPayload
   | CallAdmittedPayload
   | CallRejectedPayload
+  | CallReplayedPayload
   | CallCompletedPayload
   | CallFailedPayload
   | AttenuationRejectedPayload

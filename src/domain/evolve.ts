@@ -1,6 +1,8 @@
 import type { LedgerEvent } from './events';
 import type { MeterAmounts } from './events';
 import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
+import { bindKey, settleKey, type KeyMaps, type MapWrites } from './idempotencyFold';
+import { settledStatus } from './idempotency';
 import { shardGet, shardWith, shardWithout } from './shardedMap';
 import type { LedgerState } from './state';
 
@@ -20,6 +22,15 @@ function charged(grants: LedgerState['grants'], grantId: string, calls: number, 
     }
   }
   return next;
+}
+
+const pathCopies: MapWrites = { put: shardWith, remove: shardWithout };
+
+/** A keyed call's binding step on copies of the state's key containers (idempotencyFold.ts). */
+function withKeys(state: LedgerState, step: (maps: KeyMaps) => void): KeyMaps {
+  const maps: KeyMaps = { keys: state.keys, keyQueues: state.keyQueues, keyOrder: state.keyOrder };
+  step(maps);
+  return maps;
 }
 
 /**
@@ -53,25 +64,35 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
     }
     case 'call.admitted': {
       const grants = charged(state.grants, event.grantId, event.reserved.calls, event.reserved.inputBytes, event.reserved.meters, 1, event.at);
-      return Object.freeze({ ...state, head, grants, inFlight: shardWith(state.inFlight, event.callId, inFlightCall(event)) });
+      const call = inFlightCall(event);
+      const inFlight = shardWith(state.inFlight, event.callId, call);
+      if (call.key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
+      const key = call.key;
+      return Object.freeze({ ...state, head, grants, inFlight, ...withKeys(state, (maps) => bindKey(maps, pathCopies, event, key)) });
     }
     case 'call.rejected':
+    case 'call.replayed':
     case 'fetch.hop':
       return Object.freeze({ ...state, head });
     case 'call.completed': {
+      const call = shardGet(state.inFlight, event.callId);
       const inFlight = shardWithout(state.inFlight, event.callId);
       // A metered call releases what it reserved beyond its charge (two-phase: post the real amount).
-      const release = event.charged === undefined ? undefined : meterRelease(shardGet(state.inFlight, event.callId), event.charged);
-      if (release === undefined) return Object.freeze({ ...state, head, inFlight });
-      return Object.freeze({ ...state, head, grants: charged(state.grants, event.grantId, 0, 0, release, -1, undefined), inFlight });
+      const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
+      const grants = release === undefined ? state.grants : charged(state.grants, event.grantId, 0, 0, release, -1, undefined);
+      const key = call?.key;
+      if (key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
+      return Object.freeze({ ...state, head, grants, inFlight, ...withKeys(state, (maps) => settleKey(maps, pathCopies, key, event.callId, 'completed')) });
     }
     case 'call.failed': {
+      const call = shardGet(state.inFlight, event.callId);
       const inFlight = shardWithout(state.inFlight, event.callId);
-      const release = event.charged === undefined ? undefined : meterRelease(shardGet(state.inFlight, event.callId), event.charged);
+      const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
       const back = refunds(event);
-      if (!back && release === undefined) return Object.freeze({ ...state, head, inFlight });
-      const grants = charged(state.grants, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
-      return Object.freeze({ ...state, head, grants, inFlight });
+      const grants = !back && release === undefined ? state.grants : charged(state.grants, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
+      const key = call?.key;
+      if (key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
+      return Object.freeze({ ...state, head, grants, inFlight, ...withKeys(state, (maps) => settleKey(maps, pathCopies, key, event.callId, settledStatus(event))) });
     }
     case 'attenuation.rejected':
     case 'revocation.rejected':

@@ -27,6 +27,16 @@ export const limits = {
   delegatedGrantsPerRootMax: 10_000,
   /** Canonical JSON of one attenuation request, in UTF-8 bytes. Larger requests are `attenuation_invalid`. */
   attenuationBytesMax: 65_536,
+  /** Characters (UTF-16 code units) of an idempotency key; a longer or empty one is `invalid_arguments`. */
+  idempotencyKeyCharsMax: 255,
+  /**
+   * Unexpired idempotency bindings one delegation tree (a root and all its descendants) may hold: the
+   * default and the most of the ledger option `idempotencyKeysPerTreeMax`. A new keyed call beyond it
+   * is `idempotency_keys_exhausted`.
+   */
+  idempotencyKeysPerTreeMax: 10_000,
+  /** Outcomes (values, errors) of keyed calls one ledger object keeps in memory for replays; the oldest is forgotten first. */
+  idempotentOutcomesHeldMax: 10_000,
   /** Redirects one `ctx.fetch` follows; the next one is refused `redirect_limit`. */
   redirectsMax: 10,
   /** Named meters one grant may cap, and one tool's `cost(args)` or `ctx.report` may name. */

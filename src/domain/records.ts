@@ -2,6 +2,7 @@ import { freeze, produce } from 'immer';
 import type { EventOf, MeterAmounts } from './events';
 import { metersAfter } from './meters';
 import { noAdmissionTimes, withAdmissionTime, type AdmissionTimes } from './rateWindow';
+import { bindingKey } from './idempotency';
 import type { GrantRecord, InFlightCall, ToolRecord } from './state';
 
 // The records events create or change, shared by `evolve` (one event) and `TransientState` (a
@@ -105,8 +106,12 @@ export function withCallUsage(grant: GrantRecord, calls: number, inputBytes: num
 export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {
   // A metered reservation's meter map is the event's own too (already frozen when sealed here).
   if (event.reserved.meters !== undefined) Object.freeze(event.reserved.meters);
-  if (event.deadline !== undefined) {
-    return Object.freeze({ callId: event.callId, grantId: event.grantId, tool: event.tool, reserved: Object.freeze(event.reserved), admittedAt: event.at, seq: event.seq, deadline: event.deadline });
+  if (event.deadline !== undefined || event.idempotency !== undefined) {
+    // The rarer shapes (a deadline, an idempotency binding): built field by field.
+    const call: { -readonly [K in keyof InFlightCall]: InFlightCall[K] } = { callId: event.callId, grantId: event.grantId, tool: event.tool, reserved: Object.freeze(event.reserved), admittedAt: event.at, seq: event.seq };
+    if (event.deadline !== undefined) call.deadline = event.deadline;
+    if (event.idempotency !== undefined) call.key = bindingKey(event.grantId, event.idempotency.keyDigest);
+    return Object.freeze(call);
   }
   return Object.freeze({
     callId: event.callId,

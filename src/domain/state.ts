@@ -1,6 +1,7 @@
 import type { Amounts, GrantScope, MeterAmounts, Reservation } from './events';
 import type { AdmissionTimes } from './rateWindow';
 import type { JsonObject } from './json';
+import type { KeyBinding, KeyOrderEntry, KeyQueue } from './idempotency';
 import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
 
@@ -51,6 +52,8 @@ export interface InFlightCall {
   readonly seq: number;
   /** Only for a call with a timeout: the log time from which it may be settled as timed out. */
   readonly deadline?: number;
+  /** Only for a call made with an idempotency key: where its binding is in `keys`. */
+  readonly key?: string;
 }
 
 /** The ledger's projection of its log. Frozen throughout (records by immer, containers by hand: see evolve.ts); equal to `replay(events)`. */
@@ -62,6 +65,11 @@ export interface LedgerState {
   /** tokenDigest → grantId. */
   readonly tokens: ShardedMap<string>;
   readonly inFlight: ShardedMap<InFlightCall>;
+  /** Idempotency bindings, `grantId + ' ' + keyDigest` → binding (idempotency.ts). */
+  readonly keys: ShardedMap<KeyBinding>;
+  /** Per root grant: the order its tree's keys were bound in (`keyOrder` entries), for eviction and the bound. */
+  readonly keyQueues: ShardedMap<KeyQueue>;
+  readonly keyOrder: ShardedMap<KeyOrderEntry>;
 }
 
 export const initialState: LedgerState = Object.freeze({
@@ -70,4 +78,7 @@ export const initialState: LedgerState = Object.freeze({
   grants: Object.freeze(emptyShardedMap<GrantRecord>()),
   tokens: Object.freeze(emptyShardedMap<string>()),
   inFlight: Object.freeze(emptyShardedMap<InFlightCall>()),
+  keys: Object.freeze(emptyShardedMap<KeyBinding>()),
+  keyQueues: Object.freeze(emptyShardedMap<KeyQueue>()),
+  keyOrder: Object.freeze(emptyShardedMap<KeyOrderEntry>()),
 }) as LedgerState;

@@ -3,6 +3,8 @@ import type { MeterAmounts } from './events';
 import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
 import { shardGet } from './shardedMap';
 import { OwnedNodes, shardDeleteOwned, shardSetOwned } from './shardedMapTransient';
+import { bindKey, settleKey, type MapWrites } from './idempotencyFold';
+import { settledStatus } from './idempotency';
 import type { LedgerState } from './state';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -29,11 +31,19 @@ export class TransientState {
   private root: Mutable<LedgerState> | undefined;
   private committed: LedgerState;
   private readonly owned = new OwnedNodes();
+  /** `evolve`'s key-binding steps (idempotencyFold.ts), writing the batch's own nodes. */
+  private readonly ownedWrites: MapWrites = {
+    put: (map, key, value) => shardSetOwned(map, key, value, this.owned),
+    remove: (map, key) => shardDeleteOwned(map, key, this.owned),
+  };
   private sinceCommit = 0;
 
   constructor(start: LedgerState) {
     // Ownership is "not frozen" (shardedMapTransient.ts): a thawed state would be changed in place.
-    if (!Object.isFrozen(start) || !Object.isFrozen(start.grants) || !Object.isFrozen(start.tokens) || !Object.isFrozen(start.inFlight)) {
+    if (
+      !Object.isFrozen(start) || !Object.isFrozen(start.grants) || !Object.isFrozen(start.tokens) || !Object.isFrozen(start.inFlight) ||
+      !Object.isFrozen(start.keys) || !Object.isFrozen(start.keyQueues) || !Object.isFrozen(start.keyOrder)
+    ) {
       throw new TypeError('a transient fold needs a frozen state (evolve and snapshots produce one)');
     }
     this.committed = start;
@@ -71,24 +81,31 @@ export class TransientState {
       }
       case 'call.admitted': {
         this.charge(s, event.grantId, event.reserved.calls, event.reserved.inputBytes, event.reserved.meters, 1, event.at);
-        s.inFlight = shardSetOwned(s.inFlight, event.callId, inFlightCall(event), this.owned);
+        const call = inFlightCall(event);
+        s.inFlight = shardSetOwned(s.inFlight, event.callId, call, this.owned);
+        if (call.key !== undefined) bindKey(s, this.ownedWrites, event, call.key);
         return;
       }
       case 'call.rejected':
+      case 'call.replayed':
       case 'fetch.hop':
         return;
       case 'call.completed': {
         // As in `evolve`: a metered call releases what it reserved beyond its charge.
-        const release = event.charged === undefined ? undefined : meterRelease(shardGet(s.inFlight, event.callId), event.charged);
+        const call = shardGet(s.inFlight, event.callId);
+        const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
         if (release !== undefined) this.charge(s, event.grantId, 0, 0, release, -1, undefined);
+        if (call?.key !== undefined) settleKey(s, this.ownedWrites, call.key, event.callId, 'completed');
         return;
       }
       case 'call.failed': {
-        const release = event.charged === undefined ? undefined : meterRelease(shardGet(s.inFlight, event.callId), event.charged);
+        const call = shardGet(s.inFlight, event.callId);
+        const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
         const back = refunds(event);
         if (back || release !== undefined) this.charge(s, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
+        if (call?.key !== undefined) settleKey(s, this.ownedWrites, call.key, event.callId, settledStatus(event));
         return;
       }
       case 'attenuation.rejected':

@@ -19,6 +19,16 @@ export interface AgentCall {
   readonly tokenDigest: string | undefined;
   readonly tool: string;
   readonly args: ArgumentSnapshot;
+  /** The call's idempotency key as digests (`'invalid'`: a key that is not 1-255 characters). */
+  readonly idempotency?: KeyedCall | 'invalid';
+}
+
+/** A keyed call's digests and how long its binding would live. */
+export interface KeyedCall {
+  readonly keyDigest: string;
+  readonly argsDigest: string;
+  readonly ttlMs: number;
+  readonly keysMax: number;
 }
 
 /**
@@ -43,7 +53,7 @@ export function admitCommand(
   if (authority.ok) {
     const attached = registry.get(call.tool);
     if (attached === undefined) return undefined;
-    if (!call.args.ok || !attached.validate(call.args.value)) {
+    if (!call.args.ok || call.idempotency === 'invalid' || !attached.validate(call.args.value)) {
       argumentCheck = 'invalid_arguments';
     } else {
       if (!passesNarrowing(registry, authority.ancestors, authority.grant, call.tool, call.args.value)) argumentCheck = 'argument_not_permitted';
@@ -67,6 +77,9 @@ export function admitCommand(
     argumentCheck,
     resourceCheck,
     ...(cost !== undefined ? { cost } : {}),
+    ...(call.idempotency !== undefined && call.idempotency !== 'invalid'
+      ? { idempotency: { keyDigest: call.idempotency.keyDigest, argsDigest: call.idempotency.argsDigest, expiresAt: at + call.idempotency.ttlMs, keysMax: call.idempotency.keysMax } }
+      : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import { sealEvent } from '../domain/chain';
 import { canonicalJson } from '../domain/canonicalJson';
 import type { Command } from '../domain/commands';
 import { decide, type Decision } from '../domain/decide';
-import type { DecisionEvent, GrantScope, LedgerEvent, ResourceTemplates } from '../domain/events';
+import type { DecisionEvent, EventOf, GrantScope, LedgerEvent, ResourceTemplates } from '../domain/events';
 import { TransientState } from '../domain/transientState';
 import { visibleTools, type VisibleTool } from '../domain/visibleTools';
 import type { JsonObject } from '../domain/json';
@@ -23,7 +23,7 @@ import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJou
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
-import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, Ledger, LedgerOptions, LogFollower, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
+import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Ledger, LedgerOptions, LogFollower, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openFollowerOnEvents, openLogAsync, openLogWithFollower } from './openLog';
 import { admitCommand, type AgentCall } from './admitCommand';
 import { grantUsage } from './grantUsage';
@@ -33,6 +33,8 @@ import { noCheckedResources, ToolCallContext, type CheckedResources, type Ledger
 import { systemResolveHost } from '../resources/url/resolveHost';
 import { foldForeign } from './foldForeign';
 import { CallTimeouts, systemSetTimer, timeoutError } from './callTimeouts';
+import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
+import { bindingKey } from '../domain/idempotency';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
@@ -61,6 +63,8 @@ interface Running {
   readonly controller: LazyAbort;
   /** Only for a call with a deadline: told when the log settled it as timed out (here or by another writer). */
   timedOut?: (error: DOMException) => void;
+  /** Only for a keyed call: its outcome, for retries decided while it runs. */
+  outcome?: Promise<InvokeOutcome<unknown>>;
 }
 
 const invalidToolName = '(invalid-name)';
@@ -110,6 +114,10 @@ class LedgerImpl implements Ledger {
   private journaled = true;
   private readonly hops: LedgerHops;
   private readonly timeouts: CallTimeouts;
+  private readonly keyTtlMs: number;
+  private readonly keysMax: number;
+  /** Outcomes of keyed calls this ledger ran, for their retries (bounded: the oldest goes first). */
+  private readonly heldOutcomes = new Map<string, InvokeOutcome<unknown>>();
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
 
@@ -122,6 +130,10 @@ class LedgerImpl implements Ledger {
     this.asyncStore = opened?.store;
     this.folded = opened?.events;
     this.refundOnError = options.onToolError === 'refund';
+    this.keyTtlMs = options.idempotencyTtlMs ?? idempotencyTtlMsDefault;
+    if (!Number.isSafeInteger(this.keyTtlMs) || this.keyTtlMs < 1) throw new TypeError('idempotencyTtlMs must be a positive safe integer (ms)');
+    this.keysMax = options.idempotencyKeysPerTreeMax ?? limits.idempotencyKeysPerTreeMax;
+    if (!Number.isSafeInteger(this.keysMax) || this.keysMax < 1 || this.keysMax > limits.idempotencyKeysPerTreeMax) throw new TypeError(`idempotencyKeysPerTreeMax must be an integer from 1 to ${limits.idempotencyKeysPerTreeMax}`);
     const pendingMax = options.pendingCommandsMax ?? limits.pendingCommandsMax;
     if (!Number.isSafeInteger(pendingMax) || pendingMax < 1) throw new TypeError('pendingCommandsMax must be a positive integer');
     this.follower = options.transparency;
@@ -330,20 +342,27 @@ class LedgerImpl implements Ledger {
 
   // ---- agent side ------------------------------------------------------------------------------
 
-  async invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>> {
+  invoke<Result>(token: string, tool: string, args: unknown, options: KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>>;
+  invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
+  async invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>> {
     const callId = this.nextCallId();
     if (this.closing) return rejected(callId, 'ledger_unavailable');
     const digest = presentedTokenDigest(token);
     const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
     const snapshot = snapshotArguments(args);
+    const key = options === undefined || options === null ? undefined : (options as Partial<KeyedInvokeOptions>).idempotencyKey;
+    const idempotency = key === undefined ? undefined : keyedCall(key, toolName, snapshot, this.keyTtlMs, this.keysMax);
     // One request object per call, built where its `done` exists (a burst keeps 100,000 of them alive).
     let request: InvokeRequest | undefined;
     const result = await new Promise<BatchResult>((resolve) => {
-      request = { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve, queuedAt: this.queuedAt(), checked: noCheckedResources };
+      request = idempotency === undefined
+        ? { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve, queuedAt: this.queuedAt(), checked: noCheckedResources }
+        : { kind: 'invoke', callId, tokenDigest: digest, tool: toolName, args: snapshot, done: resolve, queuedAt: this.queuedAt(), checked: noCheckedResources, idempotency };
       if (!this.stream.submit(request)) resolve({ kind: 'unavailable', cause: 'queue full' });
     });
     if (result.kind !== 'decided') return rejected(callId, 'ledger_unavailable');
     const event = result.events[0];
+    if (event?.type === 'call.replayed') return this.replayOutcome<Result>(event);
     if (event === undefined || event.type !== 'call.admitted') {
       if (event?.type !== 'call.rejected') return rejected(callId, 'ledger_unavailable');
       if (event.retryAfterMs !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), retryAfterMs: event.retryAfterMs };
@@ -353,10 +372,32 @@ class LedgerImpl implements Ledger {
     return this.execute<Result>(event, snapshot, (request as InvokeRequest).checked, options?.signal);
   }
 
+  /**
+   * A retry the log answered with the first call: that call's outcome once it has one (waiting for it
+   * while it runs here), from this ledger's memory; otherwise how the log says it ended, without a value.
+   */
+  private async replayOutcome<Result>(replay: EventOf<'call.replayed'>): Promise<KeyedInvokeOutcome<Result>> {
+    const firstCallId = replay.replayOf;
+    const running = this.running.get(firstCallId)?.outcome;
+    const outcome = (running !== undefined ? await running : this.heldOutcomes.get(firstCallId)) as KeyedInvokeOutcome<Result> | undefined;
+    if (outcome !== undefined && (outcome.status === 'completed' || outcome.status === 'failed')) return { ...outcome, callId: firstCallId, replayed: true };
+    // The binding the retry matched (the decision read it from this state).
+    const binding = shardGet(this.current.keys, bindingKey(replay.grantId, replay.idempotency.keyDigest));
+    return { status: 'replayed', callId: firstCallId, replayed: true, settled: binding?.status ?? 'in_flight' };
+  }
+
+  /** Keeps a keyed call's outcome for its retries, forgetting the oldest past the bound. */
+  private holdOutcome(callId: string, outcome: InvokeOutcome<unknown>): void {
+    this.heldOutcomes.set(callId, outcome);
+    if (this.heldOutcomes.size > limits.idempotentOutcomesHeldMax) this.heldOutcomes.delete(this.heldOutcomes.keys().next().value as string);
+  }
+
   private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
     const running: Running = { grantId: admitted.grantId, ancestors: admitted.ancestors, controller };
+    let answer: ((outcome: InvokeOutcome<unknown>) => void) | undefined;
+    if (admitted.idempotency !== undefined) running.outcome = new Promise((resolve) => (answer = resolve));
     this.running.set(admitted.callId, running);
     const onCancel = (): void => controller.abort(cancel?.reason);
     cancel?.addEventListener('abort', onCancel, { once: true });
@@ -401,6 +442,10 @@ class LedgerImpl implements Ledger {
     }
     // Timed out first (this settlement was then refused, or became the timeout itself): the log decides.
     if (timedOut !== undefined || outcome === undefined) outcome = { status: 'failed', callId: admitted.callId, error: timedOut ?? timeoutError() };
+    if (answer !== undefined) {
+      this.holdOutcome(admitted.callId, outcome);
+      answer(outcome);
+    }
     this.running.delete(admitted.callId);
     if (this.running.size === 0 && this.whenNoneRunning !== undefined) {
       const wake = this.whenNoneRunning;

@@ -5,6 +5,7 @@ import type { JsonObject } from '../domain/json';
 import type { Narrowing } from '../domain/commands';
 import type { AttenuationRejectReason, RevocationRejectReason } from '../domain/delegationReasons';
 import type { RejectReason } from '../domain/reasons';
+import type { KeyStatus } from '../domain/idempotency';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import type { VisibleTool } from '../domain/visibleTools';
 import type { AsyncEventStore, EventStore } from '../stores/eventStore';
@@ -98,6 +99,18 @@ export interface InvokeOptions {
   readonly signal?: AbortSignal;
 }
 
+/** `invoke`'s options for a retryable call: its outcome may then also be a value-less replay (KeyedInvokeOutcome). */
+export interface KeyedInvokeOptions extends InvokeOptions {
+  /**
+   * Makes a retry safe (docs/budgets.md, "Idempotent retries"): 1-255 characters, per grant. A call
+   * with the same key, tool and canonical arguments as one this grant admitted (while the key lives,
+   * `idempotencyTtlMs`) returns that call's outcome with its `callId` and `replayed: true`, reserving
+   * nothing and running nothing; other arguments are `idempotency_conflict`; a malformed key is
+   * `invalid_arguments`. Only a digest of the key is logged.
+   */
+  readonly idempotencyKey: string;
+}
+
 export interface IssuedGrant {
   readonly grantId: string;
   /** The bearer token. Shown only here; the ledger keeps only its SHA-256 digest. */
@@ -110,8 +123,8 @@ export interface RevokeOptions {
 }
 
 export type InvokeOutcome<Result = unknown> =
-  | { readonly status: 'completed'; readonly callId: string; readonly value: Result }
-  | { readonly status: 'failed'; readonly callId: string; readonly error: unknown }
+  | { readonly status: 'completed'; readonly callId: string; readonly value: Result; readonly replayed?: true }
+  | { readonly status: 'failed'; readonly callId: string; readonly error: unknown; readonly replayed?: true }
   | {
       readonly status: 'rejected';
       readonly callId: string;
@@ -122,6 +135,17 @@ export type InvokeOutcome<Result = unknown> =
       /** On `meter_budget_exhausted`: the meter that could not cover the call. */
       readonly meter?: string;
     };
+
+/**
+ * What a keyed call (`invoke(…, { idempotencyKey })`) may return: any InvokeOutcome (a retry
+ * answered from this ledger's memory has `replayed: true` and the first call's `callId`), or, for
+ * a retry of a call whose value this ledger object does not hold (it ran in another process,
+ * before a restart, or was forgotten: limits.idempotentOutcomesHeldMax), how the first call ended
+ * as the log says, without its value (`in_flight` while it still runs elsewhere).
+ */
+export type KeyedInvokeOutcome<Result = unknown> =
+  | InvokeOutcome<Result>
+  | { readonly status: 'replayed'; readonly callId: string; readonly replayed: true; readonly settled: KeyStatus };
 
 export interface Usage {
   readonly calls: { readonly limit: number; readonly used: number };
@@ -171,6 +195,14 @@ export interface LedgerOptions {
    * too, or leave timers idle and call `ledger.runDueTimeouts()`.
    */
   readonly setTimer?: (callback: () => void, delayMs: number) => () => void;
+  /** How long (ms of log time) an admitted call's idempotency key stays bound. Default 86,400,000 (24 h). */
+  readonly idempotencyTtlMs?: number;
+  /**
+   * Unexpired idempotency keys one delegation tree (a root grant and every grant below it) may hold;
+   * beyond it a keyed call that would bind a new key is `idempotency_keys_exhausted`. A positive
+   * integer, at most and by default `limits.idempotencyKeysPerTreeMax` (10,000).
+   */
+  readonly idempotencyKeysPerTreeMax?: number;
 }
 
 /**
@@ -201,6 +233,7 @@ export interface Ledger {
   registerTool<Args extends JsonObject = JsonObject, Result = unknown>(tool: ToolDefinition<Args, Result>): Promise<void>;
   issue(options: IssueOptions): Promise<IssuedGrant>;
   revoke(grantId: string, options?: RevokeOptions): Promise<void>;
+  invoke<Result = unknown>(token: string, tool: string, args: unknown, options: KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>>;
   invoke<Result = unknown>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
   /** Agent side: a child grant inside the token's own on every dimension. Never throws; a refusal is logged. */
   attenuate(token: string, request: AttenuationRequest): Promise<AttenuateOutcome>;

@@ -7,6 +7,10 @@ import type { LedgerEvent } from '../domain/events';
  * rejection is taken as that check's outcome and an admission as all checks passing; everything
  * else (grant, revocation, validity window, tool scope, precedence, budget arithmetic) is re-decided.
  */
+// The bound on live keys is a host option (like the TTL) the log records only where it refused a
+// call (`keysMax` on idempotency_keys_exhausted); elsewhere it is taken as no bound.
+const unbounded = Number.MAX_SAFE_INTEGER;
+
 export function commandFromEvent(event: LedgerEvent): Command {
   const at = event.at;
   switch (event.type) {
@@ -37,9 +41,17 @@ export function commandFromEvent(event: LedgerEvent): Command {
     case 'revocation.rejected':
       return { type: 'revokeDelegation', at, byGrantId: event.revokedBy, grantId: event.grantId, abortInFlight: false };
     case 'call.admitted':
+      // A keyed admission re-decides its key against the bindings folded so far (a live one would replay or conflict).
+      if (event.idempotency !== undefined) {
+        return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok', ...(event.reserved.meters !== undefined ? { cost: event.reserved.meters } : {}), idempotency: { ...event.idempotency, keysMax: unbounded } };
+      }
       // The tool's cost(args) ran host code: its outcome is taken as logged; meters and windows are re-decided.
       if (event.reserved.meters !== undefined) return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok', cost: event.reserved.meters };
       return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok' };
+    case 'call.replayed':
+      // A replay is answered before any budget check, so its size and cost do not matter; it binds
+      // nothing, so the expiry is only filler (`at`).
+      return { type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: 0, argumentCheck: 'ok', resourceCheck: 'ok', idempotency: { ...event.idempotency, expiresAt: at, keysMax: unbounded } };
     case 'call.rejected': {
       const r = event.reason;
       return {
@@ -52,6 +64,8 @@ export function commandFromEvent(event: LedgerEvent): Command {
         argumentCheck: r === 'invalid_arguments' || r === 'argument_not_permitted' ? r : 'ok',
         resourceCheck: r === 'invalid_resource' || r === 'resource_not_permitted' ? r : 'ok',
         ...(event.cost !== undefined ? { cost: event.cost } : {}),
+        // A refused keyed call made no binding: its expiry does not matter (filler: `at`).
+        ...(event.idempotency !== undefined ? { idempotency: { ...event.idempotency, expiresAt: at, keysMax: event.keysMax ?? unbounded } } : {}),
       };
     }
     case 'call.completed':

@@ -21,6 +21,9 @@ const reservation = { type: 'object', required: ['calls', 'inputBytes'], additio
 const time = { type: 'number', minimum: -8.64e15, maximum: 8.64e15 };
 const envelope = { seq: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, at: time, prevHash: hex64, hash: hex64 };
 const str = { type: 'string' };
+// A keyed call's digests (never the key): what a binding is matched on; an admission adds its expiry.
+const digests = { type: 'object', required: ['keyDigest', 'argsDigest'], additionalProperties: false, properties: { keyDigest: hex64, argsDigest: hex64 } };
+const keyBinding = { type: 'object', required: ['keyDigest', 'argsDigest', 'expiresAt'], additionalProperties: false, properties: { keyDigest: hex64, argsDigest: hex64, expiresAt: time } };
 const shape = (type: string, props: Record<string, unknown>, required: string[], extra: Record<string, unknown> = {}) => ({
   if: { properties: { type: { const: type } } },
   then: { required: ['seq', 'at', 'prevHash', 'hash', 'type', ...required], additionalProperties: false, properties: { ...envelope, type: { const: type }, ...props }, ...extra },
@@ -29,7 +32,7 @@ const shape = (type: string, props: Record<string, unknown>, required: string[],
 const schema = {
   type: 'object',
   required: ['type'],
-  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.completed', 'call.failed', 'attenuation.rejected', 'revocation.rejected', 'fetch.hop'] } },
+  properties: { type: { enum: ['tool.registered', 'grant.issued', 'grant.revoked', 'call.admitted', 'call.rejected', 'call.replayed', 'call.completed', 'call.failed', 'attenuation.rejected', 'revocation.rejected', 'fetch.hop'] } },
   allOf: [
     shape('tool.registered', { tool: str, inputSchema: { type: 'object' } }, ['tool', 'inputSchema']),
     shape('grant.issued', {
@@ -64,8 +67,10 @@ const schema = {
       reserved: reservation,
       ancestors: { type: 'array', items: str, minItems: 1, maxItems: limits.delegationDepthMax },
       deadline: time,
+      idempotency: keyBinding,
     }, ['callId', 'grantId', 'tool', 'reserved']),
-    shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count, cost: meters, meter: { type: 'string', format: 'meterName' }, retryAfterMs: positive }, ['callId', 'tool', 'reason']),
+    shape('call.rejected', { callId: str, grantId: str, tool: str, reason: { enum: [...rejectReasons] }, inputBytes: count, cost: meters, meter: { type: 'string', format: 'meterName' }, retryAfterMs: positive, idempotency: digests, keysMax: positive }, ['callId', 'tool', 'reason']),
+    shape('call.replayed', { callId: str, grantId: str, tool: str, replayOf: str, idempotency: digests }, ['callId', 'grantId', 'tool', 'replayOf', 'idempotency']),
     shape('call.completed', { callId: str, grantId: str, tool: str, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool'], { dependencies: { overrun: ['charged'] } }),
     shape('call.failed', { callId: str, grantId: str, tool: str, refunded: amounts, cancelled: { const: true }, timedOut: { const: true }, charged: meters, overrun: { const: true } }, ['callId', 'grantId', 'tool', 'refunded'], { dependencies: { overrun: ['charged'] } }),
     shape('attenuation.rejected', { reason: { enum: [...attenuationRejectReasons] }, parentGrantId: str }, ['reason']),

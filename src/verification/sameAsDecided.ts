@@ -21,8 +21,8 @@ function sameIds(decided: readonly string[] | undefined, logged: unknown): boole
  */
 export function sameAsDecided(payload: EventPayload, event: LedgerEvent): boolean {
   if (plain(event)) {
-    // Fast paths only for calls without meters (their fields are fixed); metered ones compare in general.
-    if (payload.type === 'call.admitted' && event.type === 'call.admitted' && event.reserved !== null && typeof event.reserved === 'object' && plain(event.reserved) && payload.reserved.meters === undefined && event.reserved.meters === undefined) {
+    // Fast paths only for calls without meters or keys (their fields are fixed); the others compare in general.
+    if (payload.type === 'call.admitted' && event.type === 'call.admitted' && event.reserved !== null && typeof event.reserved === 'object' && plain(event.reserved) && payload.reserved.meters === undefined && event.reserved.meters === undefined && payload.idempotency === undefined && event.idempotency === undefined) {
       const fields =
         payload.callId === event.callId &&
         payload.grantId === event.grantId &&

@@ -30,7 +30,7 @@ export function checkShapesAndHashes(bytes: Uint8Array, byteEnd: number, duplica
     } catch {
       return { malformed: true, hashMismatches, duplicateCalls }; // let the sequential path raise what `verify` raises
     }
-    if (duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected')) {
+    if (duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected' || event.type === 'call.replayed')) {
       if (callIds.has(event.callId)) duplicateCalls.push(index);
       callIds.add(event.callId);
     }

@@ -11,7 +11,7 @@ import { processIo, type CliIo } from './verify';
 const defaultOutput = 'build/new-run.json';
 const usage = `usage: atc reproduce [--output <file>] [--require-clean]
 
-Runs the experiment (28 sequential cases, two 64-attempt concurrency runs on 8 worker threads,
+Runs the experiment (31 sequential cases, two 64-attempt concurrency runs on 8 worker threads,
 two revocation runs) and writes the evidence file (default ${defaultOutput}).
   --require-clean  refuse to run unless git reports a clean tree (for results/reference.json)`;
 

@@ -29,6 +29,8 @@ export async function readLatestSnapshot(client: HeldClient, tables: PostgresTab
       continue;
     }
     if (state?.head?.seq !== Number(row.seq) || state.head.hash !== row.head_hash) continue;
+    // A snapshot written before idempotency keys existed lacks their containers: skipped, the events are folded instead.
+    if (!Array.isArray(state.keys) || !Array.isArray(state.keyQueues) || !Array.isArray(state.keyOrder)) continue;
     return freezeDeep(state);
   }
   return undefined;

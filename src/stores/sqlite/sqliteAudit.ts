@@ -16,7 +16,7 @@ export interface AuditRow {
   readonly seq: number;
   readonly grant: string | null;
   readonly tool: string | null;
-  readonly decision: 'admitted' | 'rejected';
+  readonly decision: 'admitted' | 'rejected' | 'replayed';
   readonly reason: string | null;
   readonly bytes: number | null;
   /** Only on a call that reserved meters (admitted) or whose cost was evaluated (rejected): the tool's cost per meter. */
@@ -53,7 +53,7 @@ export class DecisionReader {
   private readonly params: { readonly grant?: string | undefined; readonly tool?: string | undefined; readonly since?: number | undefined };
 
   constructor(db: Database.Database, filter: AuditFilter) {
-    const where = ['seq > @after', 'seq <= @upTo', filter.rejectedOnly === true ? "type = 'call.rejected'" : "type IN ('call.admitted', 'call.rejected')"];
+    const where = ['seq > @after', 'seq <= @upTo', filter.rejectedOnly === true ? "type = 'call.rejected'" : "type IN ('call.admitted', 'call.rejected', 'call.replayed')"];
     if (filter.grant !== undefined) where.push('grant_id = @grant');
     if (filter.tool !== undefined) where.push('tool = @tool');
     if (filter.sinceMs !== undefined) where.push('at >= @since');
@@ -93,7 +93,7 @@ function toAuditRow(row: DecisionColumns): AuditRow {
     seq: row.seq,
     grant: row.grant_id,
     tool: row.tool,
-    decision: row.type === 'call.admitted' ? 'admitted' : 'rejected',
+    decision: row.type === 'call.admitted' ? 'admitted' : row.type === 'call.replayed' ? 'replayed' : 'rejected',
     reason: row.reason,
     bytes: row.input_bytes,
     ...(typeof row.meters === 'string' ? { meters: JSON.parse(row.meters) as { [meter: string]: number } } : {}),
