@@ -1,6 +1,5 @@
 import * as crypto from 'node:crypto';
 import type { TransparencySigner } from './crypto';
-import { sha256 as jsSha256 } from './sha256';
 
 // Node-only: the transparency primitives over node:crypto. Everything else in src/transparency
 // takes them as a parameter, so a browser can bring its own.
@@ -8,11 +7,9 @@ import { sha256 as jsSha256 } from './sha256';
 const pkcs8Ed25519Prefix = Buffer.from('302e020100300506032b657004220420', 'hex');
 const spkiEd25519Prefix = Buffer.from('302a300506032b6570032100', 'hex');
 const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
-/**
- * Inputs up to this size are hashed in JavaScript (sha256.ts): the tree's 33- and 65-byte messages
- * cost about a third of a native call there, whose fixed overhead dominates below a few blocks.
- */
-const jsSha256BytesMax = 128;
+// Every input goes to OpenSSL: a hand-written JS SHA-256 for the tree's 33/65-byte inputs was
+// measured (docs/transparency.md, "Figures") and saved ≈ 0.7 µs per event, too little to carry
+// our own implementation of a hash function in security code.
 
 /** Public keys seen recently, parsed once (verifying many proofs against one key is the common case). */
 const publicKeys = new Map<string, crypto.KeyObject>();
@@ -40,7 +37,7 @@ function privateKeyObject(seed: Uint8Array): crypto.KeyObject {
 }
 
 export const nodeCrypto: TransparencySigner = {
-  sha256: (data) => (data.length <= jsSha256BytesMax ? jsSha256(data) : oneShot !== undefined ? oneShot('sha256', data, 'buffer') : crypto.createHash('sha256').update(data).digest()),
+  sha256: (data) => (oneShot !== undefined ? oneShot('sha256', data, 'buffer') : crypto.createHash('sha256').update(data).digest()),
   ed25519Verify(publicKey, message, signature) {
     const key = publicKeyObject(publicKey);
     if (key === undefined || signature.length !== 64) return false;
