@@ -274,6 +274,23 @@ describe('idempotent retries: the ledger', () => {
     expect(verify(reopened.events())).toMatchObject({ ok: true });
   });
 
+  it(`holds the values of the last ${limits.idempotentOutcomesHeldMax} keyed calls: an older retry gets how its call ended, without the value`, async () => {
+    const held = limits.idempotentOutcomesHeldMax;
+    const clock = manualClock();
+    const ledger = createLedger({ clock: clock.now });
+    await ledger.registerTool({ name: 'pay', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } }, run: (args) => ({ n: args.n }) });
+    // Two trees, since each binds at most limits.idempotencyKeysPerTreeMax live keys.
+    const grant = () => ledger.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: held, inputBytes: 10_000_000 } });
+    const a = await grant();
+    const b = await grant();
+    const first = await ledger.invoke(a.token, 'pay', { n: -1 }, { idempotencyKey: 'first' });
+    for (let i = 0; i < held; i++) await ledger.invoke(b.token, 'pay', { n: i }, { idempotencyKey: `k${i}` });
+    await expect(ledger.invoke(a.token, 'pay', { n: -1 }, { idempotencyKey: 'first' })).resolves.toEqual({ status: 'replayed', callId: first.callId, replayed: true, settled: 'completed' });
+    await expect(ledger.invoke(b.token, 'pay', { n: 0 }, { idempotencyKey: 'k0' })).resolves.toMatchObject({ status: 'completed', value: { n: 0 }, replayed: true });
+    await expect(ledger.invoke(b.token, 'pay', { n: held - 1 }, { idempotencyKey: `k${held - 1}` })).resolves.toMatchObject({ status: 'completed', value: { n: held - 1 }, replayed: true });
+    await ledger.close();
+  });
+
   it('keeps bindings through a SQLite snapshot', async () => {
     const tmp = sqliteTempDir();
     try {
