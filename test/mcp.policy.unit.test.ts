@@ -24,6 +24,14 @@ describe('policy files', () => {
     expect(policyIssueOptions(parsePolicy(text({ ...valid, budget })), 0).budget).toEqual(budget);
   });
 
+  it('accepts callTimeoutMs and passes it to issue', () => {
+    expect(policyIssueOptions(parsePolicy(text({ ...valid, callTimeoutMs: 30_000 })), 0).callTimeoutMs).toBe(30_000);
+  });
+
+  it('leaves callTimeoutMs out of the issue options when the policy has none', () => {
+    expect(policyIssueOptions(parsePolicy(text(valid)), 0)).not.toHaveProperty('callTimeoutMs');
+  });
+
   it.each([
     [{ ...valid, scopes: ['fs:/srv/../etc/'] }, /^policy scopes\[0\]: is not a canonical scope/],
     [{ ...valid, budget: { calls: -1, inputBytes: 1 } }, /^policy budget\.calls: /],
@@ -33,7 +41,11 @@ describe('policy files', () => {
     [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 0, windowMs: 1 } } }, /^policy budget\.rate\.calls: must be >= 1/],
     [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 1 } } }, /^policy budget\.rate\.windowMs: /],
     [{ ...valid, budget: { calls: 1, inputBytes: 1, rate: { calls: 1, windowMs: 1, burst: 2 } } }, /^policy budget\.rate\.burst: is not a policy field/],
-    [{ ...valid, callTimeoutMs: 1000 }, /^policy callTimeoutMs: callTimeoutMs is not supported yet/],
+    [{ ...valid, callTimeoutMs: 0 }, /^policy callTimeoutMs: must be >= 1/],
+    [{ ...valid, callTimeoutMs: -5 }, /^policy callTimeoutMs: must be >= 1/],
+    [{ ...valid, callTimeoutMs: 1.5 }, /^policy callTimeoutMs: must be integer/],
+    [{ ...valid, callTimeoutMs: '1000' }, /^policy callTimeoutMs: must be integer/],
+    [{ ...valid, callTimeoutMs: Number.MAX_SAFE_INTEGER + 2 }, /^policy callTimeoutMs: must be <= 9007199254740991/],
     [{ ...valid, toolz: [] }, /^policy toolz: is not a policy field/],
     [{ ...valid, tools: [] }, /^policy tools: /],
     [{ ...valid, expiresIn: undefined }, /^policy expiresIn: give exactly one of expiresIn or expiresAt/],

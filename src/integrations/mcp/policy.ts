@@ -6,9 +6,7 @@ import type { IssueOptions, Ledger } from '../../stream/types';
 import { templateProblem } from './resourceTemplates';
 
 /**
- * A policy file: one grant, as JSON. Only what the ledger enforces is accepted: `callTimeoutMs` is
- * refused until the ledger's call timeouts land.
- */
+ * A policy file: one grant, as JSON. Only what the ledger enforces is accepted. */
 export interface Policy {
   readonly tools: readonly string[];
   readonly args?: { readonly [tool: string]: JsonObject };
@@ -23,6 +21,8 @@ export interface Policy {
   /** ISO 8601 time or ms since epoch. */
   readonly expiresAt?: string | number;
   readonly notBefore?: string | number;
+  /** Ms a call may run before the ledger settles it `call.failed` with `timedOut: true`. */
+  readonly callTimeoutMs?: number;
   readonly budget: {
     readonly calls: number;
     readonly inputBytes: number;
@@ -34,9 +34,6 @@ export interface Policy {
 }
 
 export const policyBytesMax = 1_048_576;
-const laterFields: { readonly [path: string]: string } = {
-  callTimeoutMs: 'callTimeoutMs',
-};
 
 const time = { oneOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'number' }] };
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
@@ -55,6 +52,7 @@ const schema = {
     expiresIn: { type: 'string', maxLength: 32 },
     expiresAt: time,
     notBefore: time,
+    callTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     budget: {
       type: 'object',
       additionalProperties: false,
@@ -117,8 +115,6 @@ export function parsePolicy(text: string): Policy {
   if (!validate(value)) {
     const error = (validate.errors as ErrorObject[])[0] as ErrorObject;
     const field = fieldOf(error);
-    const later = laterFields[field];
-    if (later !== undefined) throw new PolicyError(field, `${later} is not supported yet (it arrives with the ledger's call timeouts)`);
     const message = error.keyword === 'additionalProperties' ? 'is not a policy field' : error.keyword === 'propertyNames' || error.keyword === 'pattern' ? `is not a meter name (${meterNamePattern})` : (error.message ?? 'is malformed');
     throw new PolicyError(field, message);
   }
@@ -180,6 +176,7 @@ export function policyIssueOptions(policy: Policy, now: number): IssueOptions {
     ...(policy.notBefore !== undefined ? { notBefore: parseTime(policy.notBefore, 'notBefore') } : {}),
     ...(policy.resources !== undefined ? { resourceTemplates: policy.resources } : {}),
     ...(policy.fsBase !== undefined ? { fsBase: policy.fsBase } : {}),
+    ...(policy.callTimeoutMs !== undefined ? { callTimeoutMs: policy.callTimeoutMs } : {}),
   };
 }
 
