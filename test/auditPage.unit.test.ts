@@ -14,7 +14,7 @@ import { auditForest } from '../src/web/page/forest';
 import { parseDataLine } from '../src/web/page/logLines';
 import { bucketsMax, reasonSeries } from '../src/web/page/reasonBuckets';
 import { dataLine } from '../src/web/server/eventStream';
-import { AuditModel, windowText } from '../src/web/page/auditModel';
+import { AuditModel, leftText, windowText } from '../src/web/page/auditModel';
 import { manualClock } from './support/fixtures';
 
 const sha256 = webCryptoSha256() as NonNullable<ReturnType<typeof webCryptoSha256>>;
@@ -291,3 +291,59 @@ describe('the rate-window gauge', () => {
   });
 });
 
+
+describe('the pending calls and their timeout countdown', () => {
+  it('lists each grant\'s running calls with the time left until the deadline the core decided, counting down at the clock given', async () => {
+    const clock = manualClock(1_000_000);
+    const ledger = createLedger({ clock: clock.now, setTimer: () => () => undefined });
+    const held: ((value: string) => void)[] = [];
+    await ledger.registerTool({ name: 'slow', inputSchema: { type: 'object' }, run: () => new Promise<string>((resolve) => held.push(resolve)) });
+    const expiresAt = clock.now() + 3_600_000;
+    const timed = await ledger.issue({ tools: ['slow'], expiresAt, budget: { calls: 10, inputBytes: 1_000 }, callTimeoutMs: 30_000 });
+    const untimed = await ledger.issue({ tools: ['slow'], expiresAt, budget: { calls: 10, inputBytes: 1_000 } });
+    const child = await ledger.attenuate(timed.token, { budget: { calls: 2 } });
+    if (child.status !== 'issued') throw new Error(child.reason);
+    const running: Promise<unknown>[] = [];
+    const start = async (token: string): Promise<void> => {
+      const before = held.length;
+      running.push(ledger.invoke(token, 'slow', {}));
+      while (held.length === before) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await start(timed.token); // admitted at 1_000_000
+    clock.advance(2_000);
+    await start(child.token); // at 1_002_000, the parent's 30 s along the chain
+    await start(untimed.token);
+    const model = new AuditModel();
+    for (const e of ledger.events()) model.add(e.seq, JSON.parse(canonicalJson(e)) as Record<string, unknown>, canonicalJson(e));
+    const left = (now: number, grantId: string) => model.pendingByGrant(now).get(grantId)?.map((c) => [c.tool, c.deadline, c.leftMs]);
+    expect(left(1_005_000, timed.grantId)).toEqual([['slow', 1_030_000, 25_000]]);
+    expect(left(1_005_000, child.grantId)).toEqual([['slow', 1_032_000, 27_000]]);
+    expect(left(1_005_000, untimed.grantId)).toEqual([['slow', undefined, undefined]]);
+    expect(left(1_029_500, timed.grantId)).toEqual([['slow', 1_030_000, 500]]);
+    expect(left(1_031_000, timed.grantId)).toEqual([['slow', 1_030_000, 0]]); // due: the ledger's timer settles it
+    expect(model.hasDeadlines()).toBe(true);
+    for (const resolve of held.splice(0)) resolve('done');
+    await Promise.all(running);
+    for (const e of ledger.events().slice(model.lastSeq)) model.add(e.seq, JSON.parse(canonicalJson(e)) as Record<string, unknown>, canonicalJson(e));
+    expect(model.pendingByGrant(1_005_000).size).toBe(0);
+    expect(model.hasDeadlines()).toBe(false);
+    await ledger.close();
+  });
+
+  it('lists a grant\'s calls soonest deadline first, calls without one last', () => {
+    const model = new AuditModel();
+    const events = chain([
+      { type: 'tool.registered', tool: 't', inputSchema: { type: 'object' } },
+      { type: 'grant.issued', grantId: 'g1', tokenDigest: 'a'.repeat(64), scope },
+      { type: 'call.admitted', callId: 'late', grantId: 'g1', tool: 't', reserved: { calls: 1, inputBytes: 1 }, deadline: 9_000 },
+      { type: 'call.admitted', callId: 'none', grantId: 'g1', tool: 't', reserved: { calls: 1, inputBytes: 1 } },
+      { type: 'call.admitted', callId: 'soon', grantId: 'g1', tool: 't', reserved: { calls: 1, inputBytes: 1 }, deadline: 5_000 },
+    ]);
+    for (const e of events) model.add(e.seq, JSON.parse(canonicalJson(e)) as Record<string, unknown>, canonicalJson(e));
+    expect(model.pendingByGrant(4_000).get('g1')?.map((c) => [c.callId, c.leftMs])).toEqual([['soon', 1_000], ['late', 5_000], ['none', undefined]]);
+  });
+
+  it('says the time left in whole seconds, rounded up, in the largest units', () => {
+    expect([0, 1, 999, 1_000, 59_001, 60_000, 250_000, 3_600_000, 3_900_000].map(leftText)).toEqual(['0 s', '1 s', '1 s', '1 s', '1 min 0 s', '1 min 0 s', '4 min 10 s', '1 h 0 min', '1 h 5 min']);
+  });
+});

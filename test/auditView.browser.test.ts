@@ -129,6 +129,20 @@ describe('atc serve in a browser', () => {
     await page.locator(`#budgets [data-grant="${grants.A.grantId}"] [data-gauge="calls"][data-used="4"][data-inflight="0"]`).waitFor({ timeout: waitMs });
   });
 
+  it('lists a running call with a timeout under its grant, counting down to its deadline', async () => {
+    const grantId = (await writer.send({ op: 'issueTimed', name: 'T', callTimeoutMs: 3_600_000 })).grantId as string;
+    await writer.send({ op: 'hold', grant: 'T' });
+    const selector = `#budgets [data-grant="${grantId}"] .pending li[data-deadline]`;
+    const call = page.locator(selector);
+    await call.waitFor({ timeout: waitMs });
+    await expect(call.locator('.left').textContent()).resolves.toMatch(/^(59 min \d+ s|1 h 0 min) left$/);
+    const first = Number(await call.getAttribute('data-left-ms'));
+    // The page's clock moves it with no new event: a second later it says less.
+    await page.waitForFunction(`Number(document.querySelector(${JSON.stringify(selector)})?.getAttribute('data-left-ms')) < ${first}`, undefined, { timeout: waitMs });
+    await writer.send({ op: 'release' });
+    await call.waitFor({ state: 'detached', timeout: waitMs });
+  });
+
   it('marks a revoked grant in the tree', async () => {
     await writer.send({ op: 'revoke', grant: 'B' });
     await page.locator(`#grant-tree [data-grant="${grants.B.grantId}"][data-status="revoked"]`).waitFor({ timeout: waitMs });

@@ -1,7 +1,8 @@
 // A separate process that writes a SQLite log through the public API (the built package), driven
 // by JSON lines on stdin, one reply line per request on stdout. The audit view tests use it as "another
 // process appending decisions". Requests: setup, invoke {grant, tool, args}, hold {grant} (a call
-// that stays in flight until release), release, attenuate {parent, name, budget}, revoke {grant}, close.
+// that stays in flight until release), release, attenuate {parent, name, budget}, revoke {grant},
+// issueTimed {name, callTimeoutMs} (a grant for notes.slow with a call timeout), close.
 'use strict';
 const path = require('node:path');
 const readline = require('node:readline');
@@ -49,6 +50,11 @@ async function handle(request) {
       if (child.status !== 'issued') throw new Error(`attenuate: ${child.reason}`);
       grants[request.name] = { grantId: child.grantId, token: child.token };
       return { grantId: child.grantId };
+    }
+    case 'issueTimed': {
+      const expiresAt = Date.now() + 3_600_000;
+      grants[request.name] = await ledger.issue({ tools: ['notes.slow'], expiresAt, budget: { calls: 2, inputBytes: 512 }, callTimeoutMs: request.callTimeoutMs });
+      return { grantId: grants[request.name].grantId };
     }
     case 'revoke':
       await ledger.revoke(grants[request.grant].grantId);

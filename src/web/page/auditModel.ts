@@ -21,6 +21,17 @@ export interface DecisionRow {
 
 export type Outcome = 'completed' | 'failed' | 'timed out' | 'cancelled';
 
+/** A call still running, as the budgets panel lists it under the grant that made it. */
+export interface PendingCall {
+  readonly callId: string;
+  readonly tool: string;
+  readonly admittedAt: number;
+  /** The core's deadline (admission `at` + the least `callTimeoutMs` along the chain), if any. */
+  readonly deadline: number | undefined;
+  /** Ms from `now` to the deadline (0 once due); undefined for a call without a timeout. */
+  readonly leftMs: number | undefined;
+}
+
 /** A grant as read off its `grant.issued` (and `grant.revoked`), for lists and the tree's labels. */
 export interface GrantInfo {
   readonly grantId: string;
@@ -125,6 +136,30 @@ export class AuditModel {
     return sums;
   }
 
+  /**
+   * Running calls per grant id at `now` (the page's clock), soonest deadline first, calls without a
+   * timeout last. The deadline is the one the core decided at admission and `evolve` keeps on the
+   * in-flight record (`verify` re-derives it), so the page computes no timeout of its own.
+   */
+  pendingByGrant(now: number): Map<string, PendingCall[]> {
+    const byGrant = new Map<string, PendingCall[]>();
+    for (const call of shardValues(this.state.inFlight)) {
+      const list = byGrant.get(call.grantId) ?? [];
+      const deadline = call.deadline;
+      list.push({ callId: call.callId, tool: call.tool, admittedAt: call.admittedAt, deadline, leftMs: deadline === undefined ? undefined : Math.max(0, deadline - now) });
+      byGrant.set(call.grantId, list);
+    }
+    const key = (c: PendingCall): number => c.deadline ?? Number.POSITIVE_INFINITY;
+    for (const list of byGrant.values()) list.sort((a, b) => key(a) - key(b) || a.admittedAt - b.admittedAt);
+    return byGrant;
+  }
+
+  /** Whether any running call has a deadline (its countdown changes as time passes, with no new event). */
+  hasDeadlines(): boolean {
+    for (const call of shardValues(this.state.inFlight)) if (call.deadline !== undefined) return true;
+    return false;
+  }
+
   /** A grant's gauges from the folded state; `inFlight` is what its subtree's running calls hold. */
   gauges(grantId: string, inFlight: Record<string, unknown>, now?: number): Gauge[] {
     const grant = shardGet(this.state.grants, grantId);
@@ -143,6 +178,17 @@ export class AuditModel {
     if (row.decision !== 'admitted' || row.callId === null) return null;
     return this.outcomes.get(row.callId) ?? 'in flight';
   }
+}
+
+/** Time left as a countdown reads: `1 h 5 min`, `4 min 10 s`, `9 s` (whole seconds, rounded up). */
+export function leftText(ms: number): string {
+  const seconds = Math.ceil(Math.max(0, ms) / 1_000);
+  const h = Math.floor(seconds / 3_600);
+  const min = Math.floor((seconds % 3_600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h} h ${min} min`;
+  if (min > 0) return `${min} min ${s} s`;
+  return `${s} s`;
 }
 
 /** A window length as a reader says it: `1 h`, `30 s`, `1500 ms`. */

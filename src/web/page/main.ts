@@ -60,9 +60,10 @@ function accept(batch: readonly ReceivedEvent[]): void {
   schedule();
 }
 
-// Rate windows slide with the clock: redraw the panels every second while any grant has one.
+// Rate windows slide and call deadlines count down with the clock: redraw the panels every second
+// while any grant has a window or any running call a deadline.
 setInterval(() => {
-  if (model.rateWindows) schedule();
+  if (model.rateWindows || model.hasDeadlines()) schedule();
 }, 1_000);
 
 let frame = 0;
