@@ -134,12 +134,16 @@ describe('atc serve in a browser', () => {
     await writer.send({ op: 'hold', grant: 'T' });
     const selector = `#budgets [data-grant="${grantId}"] .pending li[data-deadline]`;
     const call = page.locator(selector);
-    await call.waitFor({ timeout: waitMs });
-    await expect(call.locator('.left').textContent()).resolves.toMatch(/^(59 min \d+ s|1 h 0 min) left$/);
-    const first = Number(await call.getAttribute('data-left-ms'));
-    // The page's clock moves it with no new event: a second later it says less.
-    await page.waitForFunction(`Number(document.querySelector(${JSON.stringify(selector)})?.getAttribute('data-left-ms')) < ${first}`, undefined, { timeout: waitMs });
-    await writer.send({ op: 'release' });
+    try {
+      await call.waitFor({ timeout: waitMs });
+      await expect(call.locator('.left').textContent()).resolves.toMatch(/^(59 min \d+ s|1 h 0 min) left$/);
+      const first = Number(await call.getAttribute('data-left-ms'));
+      // The page's clock moves it with no new event: a second later it says less.
+      await page.waitForFunction(`Number(document.querySelector(${JSON.stringify(selector)})?.getAttribute('data-left-ms')) < ${first}`, undefined, { timeout: waitMs });
+    } finally {
+      // The writer's close waits for running calls: never leave this one held for the later tests.
+      await writer.send({ op: 'release' });
+    }
     await call.waitFor({ state: 'detached', timeout: waitMs });
   });
 
