@@ -139,7 +139,9 @@ describe('atc serve in a browser', () => {
       await expect(call.locator('.left').textContent()).resolves.toMatch(/^(59 min \d+ s|1 h 0 min) left$/);
       const first = Number(await call.getAttribute('data-left-ms'));
       // The page's clock moves it with no new event: a second later it says less.
-      await page.waitForFunction(`Number(document.querySelector(${JSON.stringify(selector)})?.getAttribute('data-left-ms')) < ${first}`, undefined, { timeout: waitMs });
+      const later = page.locator(`${selector}:not([data-left-ms="${first}"])`);
+      await later.waitFor({ timeout: waitMs });
+      expect(Number(await later.getAttribute('data-left-ms'))).toBeLessThan(first);
     } finally {
       // The writer's close waits for running calls: never leave this one held for the later tests.
       await writer.send({ op: 'release' });
