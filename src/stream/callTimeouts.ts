@@ -1,4 +1,5 @@
 import { limits } from '../domain/limits';
+import { readClock } from './readClock';
 
 /** Schedules `callback` after `delayMs` of real time; returns what cancels it. Tests inject their own. */
 export type SetTimer = (callback: () => void, delayMs: number) => () => void;
@@ -38,14 +39,14 @@ export class CallTimeouts {
   schedule(callId: string, deadline: number, pauseMs = 0): void {
     if (this.stopped) return;
     this.cancel(callId);
-    const now = readNumber(this.clock);
+    const now = readClock(this.clock);
     const left = now === undefined ? limits.settleRetryMaxMs : deadline - now;
     const delay = Math.min(timerDelayMax, Math.max(pauseMs, left, 0));
     const next = Math.min(limits.settleRetryMaxMs, Math.max(limits.settleRetryMinMs, pauseMs * 2));
     const cancel = this.setTimer(() => {
       if (this.timers.get(callId) !== cancel) return;
       this.timers.delete(callId);
-      const at = readNumber(this.clock);
+      const at = readClock(this.clock);
       // Woken before the deadline by the clock's reckoning (or the clock failed): wait for the rest.
       if (at === undefined || at < deadline) return this.schedule(callId, deadline, at === undefined ? next : 1);
       void this.due(callId).then((done) => {
@@ -70,11 +71,3 @@ export class CallTimeouts {
   }
 }
 
-function readNumber(clock: () => number): number | undefined {
-  try {
-    const at: unknown = clock();
-    return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -33,6 +33,7 @@ import { noCheckedResources, ToolCallContext, type CheckedResources, type Ledger
 import { systemResolveHost } from '../resources/url/resolveHost';
 import { foldForeign } from './foldForeign';
 import { CallTimeouts, systemSetTimer, timeoutError } from './callTimeouts';
+import { readClock } from './readClock';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
 import { bindingKey } from '../domain/idempotency';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
@@ -822,15 +823,6 @@ function pendingSettlement(callId: string, outcome: 'completed' | 'failed', refu
   return cancelled ? { callId, outcome, refund, cancelled: true, report } : { callId, outcome, refund, report };
 }
 
-/** The clock's reading, or undefined when it throws or is not a finite number (a string, a Date, NaN…). */
-function readClock(clock: () => number): number | undefined {
-  try {
-    const at: unknown = clock();
-    return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function rejected(callId: string, reason: RejectReason): InvokeOutcome<never> {
   return { status: 'rejected', callId, reason, message: rejectMessage(reason) };
