@@ -4,10 +4,10 @@
 // docs promise loaded from the built package by its npm name (a scratch project linking it).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLedger, sqliteStore, type LedgerEvent } from '../src';
+import { makeConsumerProject, removeConsumerProject } from './support/consumerProject';
 import { sqliteTempDir, tamper } from './support/sqliteFiles';
 
 const root = path.resolve(__dirname, '..');
@@ -181,11 +181,9 @@ describe('the library names docs/transparency.md gives, from the built package b
   const rootNames = ['checkpointPublisher', 'fileCheckpointSink', 'generateSignerKey', 'formatSignerKey', 'formatVerifierKey', 'verifierKeyOf', 'parseVerifierKey', 'nodeCrypto', 'proveEvent', 'verifyEventProof', 'checkLogAgainstCheckpoint', 'eventHash'];
   let project: string;
   beforeAll(() => {
-    project = mkdtempSync(path.join(os.tmpdir(), 'atc-contract-'));
-    mkdirSync(path.join(project, 'node_modules'));
-    symlinkSync(root, path.join(project, 'node_modules', 'agent-tool-capabilities'), 'dir');
+    project = makeConsumerProject('atc-contract-');
   });
-  afterAll(() => rmSync(project, { recursive: true, force: true }));
+  afterAll(() => removeConsumerProject(project));
 
   test('agent-tool-capabilities/transparency exports each of them', () => {
     const script = `const m = require('agent-tool-capabilities/transparency'); console.log(JSON.stringify(${JSON.stringify(names)}.filter((k) => m[k] === undefined)))`;

@@ -1,19 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { makeConsumerProject, packageRoot as root, removeConsumerProject } from './support/consumerProject';
 
 // Loads the built package by its npm name, as a user would, from a scratch project that links it.
-const root = path.resolve(__dirname, '..');
 let project: string;
 
 beforeAll(() => {
-  project = fs.mkdtempSync(path.join(os.tmpdir(), 'atc-consumer-'));
-  fs.mkdirSync(path.join(project, 'node_modules'));
-  fs.symlinkSync(root, path.join(project, 'node_modules', 'agent-tool-capabilities'), 'dir');
+  project = makeConsumerProject('atc-consumer-');
 });
 
-afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+afterAll(() => removeConsumerProject(project));
 
 function node(args: string[]): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, args, { cwd: project, encoding: 'utf8' });
