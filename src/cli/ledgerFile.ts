@@ -25,6 +25,28 @@ export async function openLedgerAt(target: string, options: LedgerAtOptions): Pr
   return openLedger({ store: postgresStore({ connectionString, schema }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
 }
 
+/**
+ * What `atc issue | revoke | grants` do with their `--ledger`: open it, `use` it, close it. Exit 2
+ * when it cannot be opened, 1 when `use` throws (its message, after `atc <command>: `), else `use`'s.
+ */
+export async function withLedgerAt(command: string, target: string, options: LedgerAtOptions, err: (line: string) => void, use: (ledger: Ledger) => Promise<number>): Promise<number> {
+  let ledger: Ledger;
+  try {
+    ledger = await openLedgerAt(target, options);
+  } catch (error) {
+    err(`atc ${command}: ${(error as Error).message}`);
+    return 2;
+  }
+  try {
+    return await use(ledger);
+  } catch (error) {
+    err(`atc ${command}: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await ledger.close();
+  }
+}
+
 /** The package's version (for MCP `serverInfo` / `clientInfo`), found by walking up to package.json. */
 export function packageVersion(): string {
   let dir = __dirname;

@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { openLedgerAt } from '../ledgerFile';
+import { withLedgerAt } from '../ledgerFile';
 import { ancestorRecords } from '../../domain/grantChain';
 import { shardValues } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
@@ -43,21 +43,12 @@ export async function runGrants(args: readonly string[], io: SqliteCliIo = sqlit
     io.err(usage);
     return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
   }
-  let ledger;
-  try {
-    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: false });
-  } catch (error) {
-    io.err(`atc grants: ${(error as Error).message}`);
-    return 2;
-  }
-  try {
+  return withLedgerAt('grants', parsed.values.get('ledger') as string, { create: false }, (l) => io.err(l), async (ledger) => {
     const grants = listGrants(ledger, now());
     if (parsed.flags.has('json')) await io.out(JSON.stringify(grants));
     else for (const g of grants) await io.out(line(g));
     return 0;
-  } finally {
-    await ledger.close();
-  }
+  });
 }
 
 export const grantsCommand: CliCommand = {

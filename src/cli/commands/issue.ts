@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { CliCommand } from '../command';
-import { openLedgerAt, packageVersion, splitCommand } from '../ledgerFile';
+import { packageVersion, splitCommand, withLedgerAt } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, type Policy } from '../../integrations/mcp/policy';
 import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
@@ -46,14 +46,7 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
     io.err(`atc issue: ${(error as Error).message}`);
     return 2;
   }
-  let ledger;
-  try {
-    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true });
-  } catch (error) {
-    io.err(`atc issue: ${(error as Error).message}`);
-    return 2;
-  }
-  try {
+  return withLedgerAt('issue', parsed.values.get('ledger') as string, { create: true }, (l) => io.err(l), async (ledger) => {
     if (target !== undefined) {
       // Loaded only when an upstream is given: the other commands do not load the MCP SDK.
       const { attachUpstream } = await import('../../integrations/mcp/startProxy');
@@ -65,12 +58,7 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
     const issued = await ledger.issue(policyIssueOptions(policy, Date.now()));
     await io.out(JSON.stringify({ grantId: issued.grantId, token: issued.token }));
     return 0;
-  } catch (error) {
-    io.err(`atc issue: ${(error as Error).message}`);
-    return 1;
-  } finally {
-    await ledger.close();
-  }
+  });
 }
 
 export const issueCommand: CliCommand = {

@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { openLedgerAt } from '../ledgerFile';
+import { withLedgerAt } from '../ledgerFile';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
 const usage = 'usage: atc revoke --ledger <log.sqlite | postgres://…> <grantId> [--abort]';
@@ -13,23 +13,12 @@ export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqlit
     return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
   }
   const grantId = parsed.positional[0] as string;
-  let ledger;
-  try {
-    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: false });
-  } catch (error) {
-    io.err(`atc revoke: ${(error as Error).message}`);
-    return 2;
-  }
-  try {
-    await ledger.revoke(grantId, { abortInFlight: parsed.flags.has('abort') });
-    io.err(`atc revoke: revoked ${grantId}${parsed.flags.has('abort') ? ' (running calls aborted)' : ''}`);
+  const abort = parsed.flags.has('abort');
+  return withLedgerAt('revoke', parsed.values.get('ledger') as string, { create: false }, (l) => io.err(l), async (ledger) => {
+    await ledger.revoke(grantId, { abortInFlight: abort });
+    io.err(`atc revoke: revoked ${grantId}${abort ? ' (running calls aborted)' : ''}`);
     return 0;
-  } catch (error) {
-    io.err(`atc revoke: ${(error as Error).message}`);
-    return 1;
-  } finally {
-    await ledger.close();
-  }
+  });
 }
 
 export const revokeCommand: CliCommand = {
