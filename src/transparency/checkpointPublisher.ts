@@ -35,10 +35,23 @@ export interface CheckpointPublisherOptions {
   readonly setTimer?: (fn: () => void, ms: number) => () => void;
   /** Default: node:crypto. */
   readonly crypto?: TransparencySigner;
+  /**
+   * Runs the integration of committed events into the tree later, off the commit path (as
+   * transparency logs sequence entries first and integrate them after). Default: setImmediate.
+   * `(integrate) => integrate()` integrates on the commit path itself. Tests inject it.
+   */
+  readonly schedule?: (integrate: () => void) => void;
 }
 
 /** Leaves appended since the last checkpoint; reaching it forces one (their subtrees: about 64 MB). */
 export const checkpointTailMax = 1_000_000;
+
+/**
+ * Committed events waiting for integration; reaching it integrates them at once, on the commit path.
+ * So a process that never yields to the event loop (a loop of calls on microtasks alone) still keeps
+ * its tree and checkpoints at most this far behind, in bounded memory.
+ */
+export const integrationQueueMax = 4_096;
 
 interface Signed {
   readonly size: number;
@@ -60,6 +73,11 @@ interface SavedState {
  * checkpoint it signed before (RFC 9162 consistency proof from that checkpoint's frontier and the
  * leaves appended since) and refuses to sign otherwise. On open it checks the log against every
  * checkpoint it knows of (the configured one, the sink's latest, the one saved with the snapshot).
+ *
+ * Committed events are only queued on the commit path (`appended`) and integrated into the tree
+ * later (`schedule`, default setImmediate), batch by batch in log order, each checkpoint signed when
+ * the integration reaches it: a checkpoint covers exactly the integrated prefix. Whatever reads the
+ * tree (tree, latest, snapshotText, publishIfGrown, close) integrates the queue first.
  */
 export class CheckpointPublisher implements LogFollower {
   private readonly crypto: TransparencySigner;
@@ -74,6 +92,16 @@ export class CheckpointPublisher implements LogFollower {
   /** The hex-decoded hash of the event being appended (no allocation per event). */
   private readonly leafBytes = new Uint8Array(32);
   private previous: Signed | undefined;
+  /** Committed batches not yet in the tree, oldest first. */
+  private queue: (readonly LedgerEvent[])[] = [];
+  private queuedEvents = 0;
+  private integrating = false;
+  private integrationScheduled = false;
+  private readonly schedule: (integrate: () => void) => void;
+  private readonly scheduledIntegration = (): void => {
+    this.integrationScheduled = false;
+    this.integrate();
+  };
   private cancelTimer: (() => void) | undefined;
   private opened = false;
   private failedClosed = false;
@@ -94,6 +122,8 @@ export class CheckpointPublisher implements LogFollower {
     if (options.everyEvents === undefined && options.everyMs === undefined) throw new TypeError('checkpointPublisher needs everyEvents or everyMs');
     this.onError = options.onError ?? ((error) => process.emitWarning(error.message, 'CheckpointPublisher'));
     this.head = new CompactFrontier(this.hasher);
+    if (options.schedule !== undefined && typeof options.schedule !== 'function') throw new TypeError('schedule must be a function');
+    this.schedule = options.schedule ?? setImmediate;
   }
 
   /** The verifier key of the log (what auditors need, with the checkpoints). */
@@ -103,11 +133,13 @@ export class CheckpointPublisher implements LogFollower {
 
   /** The last checkpoint this publisher signed (or accepted on open), as a signed note. */
   latest(): string | undefined {
+    this.integrate();
     return this.previous?.note;
   }
 
   /** The current tree: its size and root. */
   tree(): { readonly size: number; readonly root: Uint8Array } {
+    this.integrate();
     return { size: this.head.size, root: this.head.root() };
   }
 
@@ -162,17 +194,39 @@ export class CheckpointPublisher implements LogFollower {
     if (this.due()) this.publishIfGrown();
   }
 
+  /** On the commit path: queues the batch (the ledger's events are immutable) for integration. */
   appended(events: readonly LedgerEvent[]): void {
+    if (events.length === 0) return;
+    this.queue.push(events);
+    this.queuedEvents += events.length;
+    if (this.queuedEvents >= integrationQueueMax) this.integrate();
+    else if (!this.integrationScheduled) {
+      this.integrationScheduled = true;
+      try {
+        this.schedule(this.scheduledIntegration);
+      } catch (error) {
+        this.integrationScheduled = false;
+        this.report(error);
+      }
+    }
+  }
+
+  /** Integrates every queued event into the tree now, publishing each checkpoint that falls due on the way. */
+  integrate(): void {
+    // Re-entered from a sink or an error handler: the running loop takes what was queued meanwhile, in order.
+    if (this.integrating) return;
+    this.integrating = true;
     try {
-      const record = this.tail?.record;
-      for (const event of events) this.head.appendLeafHash(this.hasher.leaf(eventLeafInto(event.hash, this.leafBytes)), record);
-      if (this.due()) this.publishIfGrown();
-    } catch (error) {
-      this.report(error);
+      for (let i = 0; i < this.queue.length; i++) this.integrateBatch(this.queue[i] as readonly LedgerEvent[]);
+    } finally {
+      this.queue = [];
+      this.queuedEvents = 0;
+      this.integrating = false;
     }
   }
 
   snapshotText(): string {
+    this.integrate();
     const state: SavedState = {
       v: 1,
       head: this.head.toJson(),
@@ -191,6 +245,25 @@ export class CheckpointPublisher implements LogFollower {
 
   /** Signs and publishes a checkpoint of the current head now, unless it is the last one's size. */
   publishIfGrown(): PublishedCheckpoint | undefined {
+    this.integrate();
+    return this.publishIntegrated();
+  }
+
+  // ---- inside ----------------------------------------------------------------------------------
+
+  /** One committed batch into the tree; a checkpoint when one is due after it (as if on the commit path). */
+  private integrateBatch(events: readonly LedgerEvent[]): void {
+    try {
+      const record = this.tail?.record;
+      for (const event of events) this.head.appendLeafHash(this.hasher.leaf(eventLeafInto(event.hash, this.leafBytes)), record);
+      if (this.due()) this.publishIntegrated();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** A checkpoint of the integrated head, unless it is the last one's size. */
+  private publishIntegrated(): PublishedCheckpoint | undefined {
     if (this.failedClosed || (this.previous !== undefined && this.head.size === this.previous.size)) return undefined;
     try {
       return this.sign();
@@ -199,8 +272,6 @@ export class CheckpointPublisher implements LogFollower {
       return undefined;
     }
   }
-
-  // ---- inside ----------------------------------------------------------------------------------
 
   private due(): boolean {
     const since = this.head.size - (this.previous?.size ?? 0);
