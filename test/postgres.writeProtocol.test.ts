@@ -1,6 +1,7 @@
 import { Pool, type PoolClient } from 'pg';
 import { openLedger, verify, type Ledger } from '../src';
 import { postgresStore, type PostgresEventStore } from '../src/postgres';
+import { flushWalStatement } from '../src/stores/postgres/postgresLocking';
 import { echoTool, hour } from './support/pgLedger';
 import { describePg, freshSchema, url } from './support/pgTest';
 
@@ -85,13 +86,15 @@ describePg('the PostgreSQL write transaction', () => {
       // From its own view B would have admitted the call; under the lock it sees the budget spent.
       expect(outcome).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
       // The one-round-trip attempt (which found A's two events and wrote nothing), then the lock and
-      // a read of only what came after those two, then the batch decided knowing them.
-      expect(sentByB).toHaveLength(3);
+      // a read of only what came after those two, then the batch decided knowing them, committed
+      // without waiting for the disk, and the WAL flush outside the lock.
+      expect(sentByB).toHaveLength(4);
       expect(oneTrip(sentByB[0] as string)).toBe(true);
       expect(sentByB[0]).toContain('WHERE seq > 2 ORDER BY seq');
       expect(lockAndRead(sentByB[1] as string)).toBe(true);
       expect(sentByB[1]).toContain('WHERE seq > 4 ORDER BY seq');
-      expect(sentByB[2]).toMatch(/^INSERT .*'call\.rejected'.*; COMMIT$/s);
+      expect(sentByB[2]).toMatch(/^INSERT .*'call\.rejected'.*; SET LOCAL synchronous_commit = off; COMMIT$/s);
+      expect(sentByB[3]).toBe(flushWalStatement);
       const events = b.events();
       expect(events.filter((e) => e.type === 'call.admitted')).toHaveLength(1);
       expect(b.usage(grantId).calls).toEqual({ limit: 1, used: 1 });
@@ -113,9 +116,11 @@ describePg('the PostgreSQL write transaction', () => {
       expect(await b.invoke(token, 'echo', { text: 'b3' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
       // …so the next one is tried from B's own view, in one round trip.
       expect(await b.invoke(token, 'echo', { text: 'b4' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
-      expect(sentByB).toHaveLength(3);
+      // (lock and read, append and asynchronous commit, the flush; then the one round trip)
+      expect(sentByB).toHaveLength(4);
       expect(lockAndRead(sentByB[0] as string)).toBe(true);
-      expect(oneTrip(sentByB[2] as string)).toBe(true);
+      expect(sentByB[2]).toBe(flushWalStatement);
+      expect(oneTrip(sentByB[3] as string)).toBe(true);
       expect(verify(b.events())).toMatchObject({ ok: true, problems: [] });
     });
   });

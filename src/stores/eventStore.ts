@@ -80,8 +80,11 @@ export interface AsyncEventStore {
   open(): Promise<void>;
   /** The newest trusted snapshot, or undefined to replay all. */
   latestSnapshot(): Promise<LedgerState | undefined>;
-  /** Every event after `afterSeq`, in order. */
-  readAfter(afterSeq: number): Promise<readonly LedgerEvent[]>;
+  /**
+   * Every event after `afterSeq`, in order. With `afterHash` (the ledger's head hash), a store may
+   * refuse (reject) when its event at `afterSeq` has another hash: the log lost what the ledger folded.
+   */
+  readAfter(afterSeq: number, afterHash?: string): Promise<readonly LedgerEvent[]>;
   /**
    * Runs one write transaction: takes the log's lock, reads the events after `afterSeq` (appended by
    * other writers), calls `decide` with them, appends what it returns and commits. It may first call
@@ -89,9 +92,10 @@ export interface AsyncEventStore {
    * `afterSeq` (then calling `decide` again with what they appended); on a transient failure it may
    * call `decide` again with a fresh read; it never calls it once a commit is known.
    * Rejects with LedgerError('ledger_unavailable') once `deadline` (a `performance.now()` reading)
-   * passes or its retries are spent; nothing `decide` returned is then in the log.
+   * passes or its retries are spent; nothing `decide` returned is then in the log. `afterHash` is the
+   * ledger's head hash, checked as in `readAfter`.
    */
-  exclusive(afterSeq: number, decide: (foreign: readonly LedgerEvent[]) => readonly LedgerEvent[], deadline: number): Promise<void>;
+  exclusive(afterSeq: number, decide: (foreign: readonly LedgerEvent[]) => readonly LedgerEvent[], deadline: number, afterHash?: string): Promise<void>;
   /** The state at the log's head; the store may persist it. Must never throw or reject. */
   offerSnapshot(state: LedgerState): void;
   close(): Promise<void>;

@@ -689,7 +689,7 @@ class LedgerImpl implements Ledger {
     try {
       if (batch.every((r) => r.kind === 'catchUp')) {
         this.catchUpQueued = false;
-        foreign = await store.readAfter(this.current.head.seq);
+        foreign = await store.readAfter(this.current.head.seq, this.current.head.hash);
         outcome = { state: foldForeign(this.current, foreign), sealed: [], results: batch.map(() => ({ kind: 'decided', events: [] })) };
       } else {
         await store.exclusive(
@@ -700,6 +700,7 @@ class LedgerImpl implements Ledger {
             return outcome.sealed;
           },
           deadline,
+          this.current.head.hash,
         );
       }
     } catch (cause) {

@@ -108,9 +108,9 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
   admin.on('error', () => undefined);
   const derived: Record<string, number | string> = {};
   try {
-    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol, optimistic = true): Promise<Measured> => {
+    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol, optimistic = true, asyncCommit = true): Promise<Measured> => {
       const { schema, tokens } = await setup(pg.url, grants === 'one' ? 1 : processes);
-      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol, optimistic }));
+      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol, optimistic, asyncCommit }));
       return runPhase(children.slice(0, processes), phases, ms);
     };
     const raw = async (processes: number): Promise<Measured> => {
@@ -144,6 +144,19 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       derived[`${n} proc: client CPU, cores (raw)`] = rawRun.clientCores;
       if (n === 16) Object.assign(at16, { raw: rawRun, one, each });
     }
+    // Before and after the asynchronous commit with a flush outside the lock, alternating twice on
+    // equally warm processes: the synchronous commit (the lock held through the WAL flush), then the default.
+    for (const n of processCounts) {
+      const before: number[] = [];
+      const after: number[] = [];
+      for (let round = 0; round < 2; round++) {
+        before.push((await ours(n, 'one', 'advisory', true, false)).perSec);
+        after.push((await ours(n, 'one', 'advisory')).perSec);
+      }
+      derived[`${n} proc: admissions/s, one grant, synchronous commit under the lock (before)`] = before.join(' / ');
+      derived[`${n} proc: admissions/s, one grant, default (alternating with synchronous commit)`] = after.join(' / ');
+    }
+    if (process.env.ATC_BENCH_PG_SHORT === '1') return { id: '9', title: 'PostgreSQL (short run)', figures: {}, derived };
     // Before and after the one-round-trip attempt, back to back on equally warm processes: every
     // batch through the lock in two round trips (the earlier protocol), then the default.
     // Twice each, alternating, since back-to-back phases on this machine differ by up to a third.

@@ -28,15 +28,17 @@ export function insertBatchStatement(eventsTable: string, events: readonly Ledge
 }
 
 /**
- * The same rows, inserted only if no event follows `afterSeq` (the head has not moved): with the
- * log's lock held, this is the check-and-append of the one-round-trip transaction. The casts fix
+ * The same rows, inserted only if the stored event at `afterSeq` has hash `afterHash` (none when the
+ * log is empty) and no event follows it (the head has not moved): with the log's lock held, this is
+ * the check-and-append of the one-round-trip transaction. The casts fix
  * the VALUES columns' types (a column that is NULL in every row would otherwise read as text).
  */
-export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number, events: readonly LedgerEvent[]): string {
+export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number, afterHash: string | undefined, events: readonly LedgerEvent[]): string {
+  const headHeld = afterHash === undefined ? '' : ` AND EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq = ${int(afterSeq)} AND hash = ${escapeLiteral(afterHash)})`;
   return (
     `INSERT INTO ${eventsTable} (${columnList}) SELECT seq::bigint, type::text, at::bigint, grant_id::text, tool::text, call_id::text, reason::text, ` +
     `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(events)}) AS batch (${columnList}) ` +
-    `WHERE NOT EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq > ${int(afterSeq)})`
+    `WHERE NOT EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq > ${int(afterSeq)})${headHeld}`
   );
 }
 

@@ -48,55 +48,100 @@ function bodiesOf(result: { rows?: unknown[] } | undefined): LedgerEvent[] {
 }
 
 /**
- * One round trip: BEGIN, bound every wait by what is left of the deadline, take the lock, and read
- * the events after `afterSeq`. Under READ COMMITTED each statement reads a fresh snapshot, so the
- * read that follows the lock sees every transaction that held the lock before (they have committed).
- * The lock stays held: the caller decides, then calls `appendAndCommit`.
+ * The stored hash at `afterSeq` (no row when the log is shorter), so that a transaction can check the
+ * log still holds the head this ledger folded: a database restored or failed over to an earlier point
+ * has lost it, and appending after it would fork the log (docs/postgres.md, "A log that lost events").
  */
-export async function beginLocked(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, afterSeq: number, remainingMs: number): Promise<LedgerEvent[]> {
-  const results = await client.queries(`${beginAndLock(tables, protocol, remainingMs)}; ${readAfterStatement(tables, afterSeq)}`);
-  return bodiesOf(results[results.length - 1]);
+function headStatement(tables: PostgresTables, afterSeq: number): string {
+  return `SELECT hash FROM ${tables.events} WHERE seq = ${intLiteral(afterSeq)}`;
 }
 
-/** What `appendIfHead` found: the batch committed, or the head had moved and nothing was written. */
-export type IfHeadOutcome = { readonly committed: true } | { readonly committed: false; readonly foreign: LedgerEvent[] };
+function hashOf(result: { rows?: unknown[] } | undefined): string | undefined {
+  return ((result?.rows ?? []) as { hash: string }[])[0]?.hash;
+}
+
+/** What a locked read found: the stored hash at the ledger's head, and the events after it. */
+export interface LockedRead {
+  readonly headHash: string | undefined;
+  readonly foreign: LedgerEvent[];
+}
+
+/**
+ * One round trip: BEGIN, bound every wait by what is left of the deadline, take the lock, check the
+ * head and read the events after `afterSeq`. Under READ COMMITTED each statement reads a fresh
+ * snapshot, so the read that follows the lock sees every transaction that held the lock before (they
+ * have committed). The lock stays held: the caller decides, then calls `appendAndCommit`.
+ */
+export async function beginLocked(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, afterSeq: number, remainingMs: number): Promise<LockedRead> {
+  const results = await client.queries(`${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}`);
+  return { headHash: hashOf(results[statementsToLock]), foreign: bodiesOf(results[statementsToLock + 1]) };
+}
+
+/**
+ * What `appendIfHead` found: the batch committed, or nothing was written because the head had moved
+ * (`foreign` follows it) or the log no longer holds the head the batch was decided on (`headHash`).
+ */
+export type IfHeadOutcome =
+  | { readonly committed: true }
+  | { readonly committed: false; readonly headHash: string | undefined; readonly foreign: LedgerEvent[] };
 
 /**
  * The whole transaction in one round trip, for a batch decided before the lock (against this
- * ledger's own view, whose head is `afterSeq`): BEGIN, take the lock, read the events after
- * `afterSeq`, insert the batch only if there are none, COMMIT. The lock is held only while the server
- * runs these statements and flushes the commit, never across a round trip to the client. When the
- * head had moved, nothing is inserted, COMMIT releases the lock, and the events read are returned so
- * that the caller can decide again, knowing them.
+ * ledger's own view, whose head is `afterSeq`): BEGIN, take the lock, read the stored head and the
+ * events after `afterSeq`, insert the batch only if the head is the one it was decided on and nothing
+ * follows it, COMMIT. The lock is held only while the server runs these statements and flushes the
+ * commit, never across a round trip to the client (so this commit stays synchronous: with nobody
+ * waiting, taking the flush out of the lock would only add a round trip). When the head had moved,
+ * nothing is inserted, COMMIT releases the lock, and the events read are returned so that the caller
+ * can decide again, knowing them.
  */
 export async function appendIfHead(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, afterSeq: number, events: readonly LedgerEvent[], remainingMs: number): Promise<IfHeadOutcome> {
+  const first = events[0] as LedgerEvent;
   const last = events[events.length - 1] as LedgerEvent;
   const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id AND seq = ${intLiteral(afterSeq)}; ` : '';
   const results = await client.queries(
-    `${beginAndLock(tables, protocol, remainingMs)}; ${readAfterStatement(tables, afterSeq)}; ${insertBatchIfHeadStatement(tables.events, afterSeq, events)}; ${head}COMMIT`,
+    `${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}; ` +
+      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}COMMIT`,
   );
-  // The results: BEGIN, three SET LOCALs and the lock, then the read and the insert.
-  const foreign = bodiesOf(results[statementsToLock]);
-  const inserted = results[statementsToLock + 1]?.rowCount ?? 0;
-  if (foreign.length === 0 && inserted === events.length) return { committed: true };
-  // Under the lock, "nothing after afterSeq" and "every row inserted" go together; anything else is not our protocol.
-  if (foreign.length === 0 || inserted !== 0) throw new LedgerError('store_failed', 'the conditional append found the log in an unexpected state');
-  return { committed: false, foreign };
+  // The results: BEGIN, three SET LOCALs and the lock, then the head, the read and the insert.
+  const headHash = hashOf(results[statementsToLock]);
+  const foreign = bodiesOf(results[statementsToLock + 1]);
+  const inserted = results[statementsToLock + 2]?.rowCount ?? 0;
+  const headHeld = afterSeq === 0 || headHash === first.prevHash;
+  if (headHeld && foreign.length === 0 && inserted === events.length) return { committed: true };
+  // Under the lock, "the head held, nothing after it" and "every row inserted" go together; anything else is not our protocol.
+  if (inserted !== 0 || (headHeld && foreign.length === 0)) throw new LedgerError('store_failed', 'the conditional append found the log in an unexpected state');
+  return { committed: false, headHash, foreign };
 }
 
 /**
- * Appends the batch (the head row too, for that protocol) and commits, in one round trip: the lock
- * is held until COMMIT returns (WAL flushed), so every round trip saved here shortens every other
- * writer's wait.
+ * Appends the batch (the head row too, for that protocol) and commits, in one round trip. With
+ * `asyncCommit` the COMMIT returns (and releases the lock) once its record is in the server's WAL
+ * buffers, without waiting for the disk: the caller must then `flushWal` before it acknowledges or
+ * folds anything (docs/postgres.md, "Durability"). Otherwise the lock is held until the WAL is flushed.
  */
-export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[]): Promise<void> {
+export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[], asyncCommit: boolean): Promise<void> {
+  const commit = asyncCommit ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT';
   if (events.length === 0) {
-    await client.query('COMMIT');
+    await client.queries(commit);
     return;
   }
   const last = events[events.length - 1] as LedgerEvent;
   const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id; ` : '';
-  await client.queries(`${insertBatchStatement(tables.events, events)}; ${head}COMMIT`);
+  await client.queries(`${insertBatchStatement(tables.events, events)}; ${head}${commit}`);
+}
+
+/**
+ * Waits until every WAL record written so far is durable, as a synchronous commit would: a
+ * transaction that takes an xid (so that its COMMIT writes a record) committed at the session's
+ * `synchronous_commit` (the server's setting: a local flush, or a synchronous standby's too). WAL is
+ * one sequence, so its flush covers every earlier commit record, this ledger's and other writers'
+ * alike; concurrent flushes from many hosts are written together (group commit).
+ */
+export const flushWalStatement = 'SELECT txid_current()';
+
+export async function flushWal(client: HeldClient): Promise<void> {
+  await client.query(flushWalStatement);
 }
 
 function hexLiteral(hash: string): string {

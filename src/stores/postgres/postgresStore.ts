@@ -6,7 +6,7 @@ import type { AsyncEventStore } from '../eventStore';
 import { eventOfBody } from '../shared/eventRows';
 import { checkContinues } from './postgresAppend';
 import { isRetryable, postgresFailure } from './postgresErrors';
-import { appendAndCommit, appendIfHead, beginLocked, type LockProtocol, type PostgresTables } from './postgresLocking';
+import { appendAndCommit, appendIfHead, beginLocked, flushWal, type LockProtocol, type PostgresTables } from './postgresLocking';
 import { migratePostgres, postgresMigrations } from './postgresMigrations';
 import { PostgresPool, type HeldClient } from './postgresPool';
 import { PostgresSettlementJournal } from './postgresSettlements';
@@ -65,6 +65,11 @@ export interface PostgresInternals {
   readonly protocol?: LockProtocol;
   /** Whether a batch may first be tried in one round trip (default true; false measures the two-trip protocol alone). */
   readonly optimistic?: boolean;
+  /**
+   * Whether a transaction that held the lock across a round trip commits asynchronously and flushes
+   * the WAL after releasing the lock (default true; false measures the synchronous commit it replaced).
+   */
+  readonly asyncCommit?: boolean;
 }
 
 export class PostgresStore implements PostgresEventStore {
@@ -78,6 +83,7 @@ export class PostgresStore implements PostgresEventStore {
   protected readonly tables: PostgresTables;
   protected readonly protocol: LockProtocol;
   private readonly optimisticAllowed: boolean;
+  private readonly asyncCommit: boolean;
   /**
    * Whether the next batch is first tried in one round trip, decided against this ledger's own view:
    * yes while the last write transaction found no events from other writers (the head was where this
@@ -97,6 +103,7 @@ export class PostgresStore implements PostgresEventStore {
     this.catchUpIntervalMs = settings.catchUpIntervalMs;
     this.protocol = internals.protocol ?? 'advisory';
     this.optimisticAllowed = internals.optimistic ?? true;
+    this.asyncCommit = internals.asyncCommit ?? true;
     this.settlements = settings.settlementsDir === undefined || settings.readonly ? undefined : new PostgresSettlementJournal(settings.settlementsDir, settings.schema);
     const s = quoteIdent(settings.schema);
     this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
@@ -118,22 +125,35 @@ export class PostgresStore implements PostgresEventStore {
     return state;
   }
 
-  async readAfter(afterSeq: number): Promise<readonly LedgerEvent[]> {
+  async readAfter(afterSeq: number, afterHash?: string): Promise<readonly LedgerEvent[]> {
     const events: LedgerEvent[] = [];
-    for (let from = afterSeq; ; ) {
-      // Each page is its own bounded round trip: a long log is slow to read, not "unavailable".
-      const page = await this.withClient('read the log', async (client) => {
-        const result = await client.query(`SELECT body FROM ${this.tables.events} WHERE seq > $1 ORDER BY seq LIMIT ${readPageRows}`, [from]);
-        return (result.rows as { body: string }[]).map((row) => eventOfBody(row.body));
+    for (let from = afterSeq, fromHash = afterHash; ; ) {
+      // Each page is its own bounded round trip: a long log is slow to read, not "unavailable". The
+      // row at `from` itself comes back as its hash only, to check the log still holds that head.
+      const rows = await this.withClient('read the log', async (client) => {
+        const result = await client.query(
+          `SELECT seq, CASE WHEN seq = $1 THEN hash ELSE body END AS body FROM ${this.tables.events} WHERE seq >= $1 ORDER BY seq LIMIT ${readPageRows + 1}`,
+          [from],
+        );
+        return result.rows as { seq: string; body: string }[];
       });
+      const headHash = rows[0] !== undefined && Number(rows[0].seq) === from ? rows[0].body : undefined;
+      if (from > 0 && fromHash !== undefined) checkHead(from, fromHash, headHash);
+      const page = (headHash === undefined ? rows : rows.slice(1)).map((row) => eventOfBody(row.body));
       for (const event of page) events.push(event);
       if (from === 0) this.settlements?.seen(page);
-      if (page.length < readPageRows) return events;
-      from = (page[page.length - 1] as LedgerEvent).seq;
+      if (page.length < readPageRows) break;
+      const last = page[page.length - 1] as LedgerEvent;
+      from = last.seq;
+      fromHash = last.hash;
     }
+    // What another writer committed asynchronously may be visible before it is durable: flush before
+    // the ledger folds (and acts on) it, so that it never holds an event a crash could take back.
+    if (events.length > 0 && !this.settings.readonly) await this.withClient('flush the log', flushWal);
+    return events;
   }
 
-  async exclusive(afterSeq: number, decide: (foreign: readonly LedgerEvent[]) => readonly LedgerEvent[], deadline: number): Promise<void> {
+  async exclusive(afterSeq: number, decide: (foreign: readonly LedgerEvent[]) => readonly LedgerEvent[], deadline: number, afterHash?: string): Promise<void> {
     this.assertOpen();
     if (this.settings.readonly) throw new LedgerError('store_failed', 'the PostgreSQL store was opened read-only');
     /** The first event of an attempt whose COMMIT may have landed although the client saw an error. */
@@ -151,21 +171,29 @@ export class PostgresStore implements PostgresEventStore {
           optimistic = false;
           const events = decide([]);
           if (events.length > 0) {
-            checkContinues({ seq: afterSeq, hash: (events[0] as LedgerEvent).prevHash }, events);
+            const prevHash = (events[0] as LedgerEvent).prevHash;
+            checkContinues({ seq: afterSeq, hash: prevHash }, events);
             sent = events[0];
+            // A synchronous commit: durable once it returns.
             const outcome = await appendIfHead(client, this.tables, this.protocol, afterSeq, events, deadline - performance.now());
             if (outcome.committed) return this.committed(afterSeq, events);
             sent = undefined;
+            if (afterSeq > 0) checkHead(afterSeq, prevHash, outcome.headHash);
             known = outcome.foreign;
           }
           // Nothing to append, or the head had moved: decide again under the lock, knowing what was read.
         }
         const knownLast = known[known.length - 1];
-        const fresh = await beginLocked(client, this.tables, this.protocol, knownLast?.seq ?? afterSeq, deadline - performance.now());
-        const foreign = known.length === 0 ? fresh : [...known, ...fresh];
+        const readFrom = knownLast?.seq ?? afterSeq;
+        const read = await beginLocked(client, this.tables, this.protocol, readFrom, deadline - performance.now());
+        const readFromHash = knownLast?.hash ?? afterHash;
+        if (readFrom > 0 && readFromHash !== undefined) checkHead(readFrom, readFromHash, read.headHash);
+        const foreign = known.length === 0 ? read.foreign : [...known, ...read.foreign];
         if (uncertain !== undefined && landed(foreign, uncertain)) {
-          // The earlier attempt committed: its decisions stand, and must not be made twice.
+          // The earlier attempt committed: its decisions stand, and must not be made twice. It may
+          // have committed asynchronously and not been flushed: flush before it is acknowledged.
           await client.query('ROLLBACK');
+          await flushWal(client);
           return this.committed(afterSeq, foreign);
         }
         this.headLikelyOurs = foreign.length === 0;
@@ -173,7 +201,11 @@ export class PostgresStore implements PostgresEventStore {
         const last = foreign[foreign.length - 1];
         if (events.length > 0) checkContinues(last !== undefined ? last : { seq: afterSeq, hash: (events[0] as LedgerEvent).prevHash }, events);
         sent = events[0];
-        await appendAndCommit(client, this.tables, this.protocol, events);
+        // The lock was held across a round trip, so others may be waiting: COMMIT releases it without
+        // waiting for the disk, and the flush outside the lock makes the batch (and the foreign events
+        // it was decided on) durable before anything is acknowledged or folded.
+        await appendAndCommit(client, this.tables, this.protocol, events, this.asyncCommit);
+        if (this.asyncCommit && (events.length > 0 || foreign.length > 0)) await flushWal(client);
         return this.committed(afterSeq, foreign.length > 0 ? foreign : events);
       } catch (error) {
         client?.fail();
@@ -224,6 +256,19 @@ export class PostgresStore implements PostgresEventStore {
   private assertOpen(): void {
     if (this.closed) throw new LedgerError('closed', 'the PostgreSQL store is closed');
   }
+}
+
+/**
+ * Refuses to go on from a head the log no longer holds: the database lost events this ledger folded
+ * (a restore or a failover to a standby that had not received them). Appending after that head would
+ * fork the log, so the batch fails closed; a ledger opened afresh rebuilds from what the log holds.
+ */
+function checkHead(seq: number, expected: string, stored: string | undefined): void {
+  if (stored === expected) return;
+  throw new LedgerError(
+    'invalid_log',
+    `the PostgreSQL log no longer holds this ledger's head (seq ${seq}): it lost events this ledger folded (restored or failed over?); open the ledger again to rebuild from the log`,
+  );
 }
 
 function landed(foreign: readonly LedgerEvent[], first: LedgerEvent): boolean {
