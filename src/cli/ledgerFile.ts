@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createLedger, openLedger } from '../stream/ledger';
 import type { Ledger, LedgerOptions } from '../stream/types';
@@ -13,16 +14,27 @@ export function openLedgerFile(file: string, options: LedgerAtOptions): Ledger {
 }
 
 /**
+ * Where the CLI's PostgreSQL ledgers journal settlements the server could not take (a SQLite
+ * ledger's journal sits beside its file): this host's state directory, so that a proxy killed or
+ * closed while the server was down has its calls settled by the next `atc` command on that log.
+ */
+export function cliSettlementsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.XDG_STATE_HOME !== undefined && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+  return path.join(state, 'agent-tool-capabilities', 'settlements');
+}
+
+/**
  * Opens the ledger a `--ledger` option names: a SQLite file, or a PostgreSQL log
- * (`postgres://…[?schema=atc]`, its schema migrated if new; `pg` is loaded only then). A server
- * that does not answer fails the open within the store's timeout (10 s).
+ * (`postgres://…[?schema=atc]`, its schema migrated if new; `pg` is loaded only then) with its
+ * settlement journal in `cliSettlementsDir()`. A server that does not answer fails the open within
+ * the store's timeout (10 s).
  */
 export async function openLedgerAt(target: string, options: LedgerAtOptions): Promise<Ledger> {
   if (!/^postgres(ql)?:\/\//i.test(target)) return openLedgerFile(target, options);
   const { parsePostgresTarget } = await import('../stores/postgres/postgresMirror');
   const { postgresStore } = await import('../stores/postgres/postgresStore');
   const { connectionString, schema } = parsePostgresTarget(target);
-  return openLedger({ store: postgresStore({ connectionString, schema }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
+  return openLedger({ store: postgresStore({ connectionString, schema, settlementsDir: cliSettlementsDir() }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
 }
 
 /**

@@ -156,7 +156,6 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       derived[`${n} proc: admissions/s, one grant, synchronous commit under the lock (before)`] = before.join(' / ');
       derived[`${n} proc: admissions/s, one grant, default (alternating with synchronous commit)`] = after.join(' / ');
     }
-    if (process.env.ATC_BENCH_PG_SHORT === '1') return { id: '9', title: 'PostgreSQL (short run)', figures: {}, derived };
     // Before and after the one-round-trip attempt, back to back on equally warm processes: every
     // batch through the lock in two round trips (the earlier protocol), then the default.
     // Twice each, alternating, since back-to-back phases on this machine differ by up to a third.
