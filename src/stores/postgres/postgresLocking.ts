@@ -133,12 +133,16 @@ export async function appendAndCommit(client: HeldClient, tables: PostgresTables
 
 /**
  * Waits until every WAL record written so far is durable, as a synchronous commit would: a
- * transaction that takes an xid (so that its COMMIT writes a record) committed at the session's
- * `synchronous_commit` (the server's setting: a local flush, or a synchronous standby's too). WAL is
- * one sequence, so its flush covers every earlier commit record, this ledger's and other writers'
- * alike; concurrent flushes from many hosts are written together (group commit).
+ * transaction that writes a WAL record of its own (a transactional logical-decoding message, which
+ * also takes an xid), committed at the session's `synchronous_commit` (the server's setting: a local
+ * flush, or a synchronous standby's too). PostgreSQL flushes at commit only a transaction that has
+ * both an xid and WAL of its own (xact.c, RecordTransactionCommit): `SELECT txid_current()` takes an
+ * xid but writes nothing, so its commit is asynchronous and flushes nothing (measured: the flush LSN
+ * did not move). WAL is one sequence, so this flush covers every earlier commit record, this ledger's
+ * and other writers' alike; concurrent flushes from many hosts are written together (group commit).
+ * The message is a few bytes of WAL, no row and no lock; any role may emit it, at any `wal_level`.
  */
-export const flushWalStatement = 'SELECT txid_current()';
+export const flushWalStatement = "SELECT pg_logical_emit_message(true, 'atc/flush', '')";
 
 export async function flushWal(client: HeldClient): Promise<void> {
   await client.query(flushWalStatement);
