@@ -20,7 +20,7 @@ import {
 } from '../../../src/transparency';
 import { eventLeafInto } from '../../../src/transparency/eventLeaves';
 import { oursCall, oursLedger } from '../ours';
-import { figures, interleaved, now, round, type Figures } from '../stats';
+import { figures, interleaved, now, quantile, round, type Figures } from '../stats';
 import type { BenchContext, ScenarioResult } from './types';
 
 /** Times `count` runs of `op` one by one: per-op figures. */
@@ -213,17 +213,29 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
   const rounds = ctx.quick ? 4 : 10;
   const perRound = ctx.quick ? 2_000 : 10_000;
   const warmup = ctx.quick ? 1_000 : 5_000;
+  // The publisher's commit-path time in each timed call (a distribution: a mean alone is mostly
+  // preemption on a loaded machine).
+  const queuePerCall: number[] = [];
+  let timing = false;
   const served = await yieldingRounds(
     {
       'served call, no transparency': (i) => oursCall(plain.ledger, plain.tokens[0] as string, i),
-      'served call, checkpoint publisher (deferred)': (i) => oursCall(withTree.ledger, withTree.tokens[0] as string, i),
+      'served call, checkpoint publisher (deferred)': async (i) => {
+        const before = timedTree.appendedNs();
+        await oursCall(withTree.ledger, withTree.tokens[0] as string, i);
+        if (timing) queuePerCall.push(timedTree.appendedNs() - before);
+      },
       'served call, checkpoint publisher (inline)': (i) => oursCall(inlineTree.ledger, inlineTree.tokens[0] as string, i),
     },
     rounds,
     perRound,
     warmup,
-    () => timedTree.reset(),
+    () => {
+      timedTree.reset();
+      timing = true;
+    },
   );
+  const queueSorted = Float64Array.from(queuePerCall).sort();
   const servedCalls = rounds * perRound;
   const queueNsPerCall = timedTree.appendedNs() / servedCalls;
   const appendedPerCall = timedTree.appendedCalls() / servedCalls;
@@ -303,6 +315,7 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
     id: '11',
     title: `Transparency at ${size.toLocaleString('en-US')} events: tree per event, checkpoint signing, inclusion and consistency proofs`,
     figures: {
+      ...served.figures,
       ...calls,
       'checkpoint signing': signing,
       'inclusion proof generation (path)': inclusionGen,
@@ -315,6 +328,11 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
     derived: {
       'admission path: deferred publisher per call ns (queueing 2 events, timed inside the calls, timer included)': round(queueNsPerCall, 1),
       'admission path: deferred publisher share of a served call (mean) %': round(admissionShare * 100, 2),
+      'admission path: deferred publisher per call ns, median (timer included)': round(quantile(queueSorted, 0.5)),
+      'admission path: deferred publisher per call ns, p99 (timer included)': round(quantile(queueSorted, 0.99)),
+      'admission path: deferred publisher median / served call median %': round((quantile(queueSorted, 0.5) / (plainServed.medianUs * 1e3)) * 100, 2),
+      'served call median: deferred publisher − none µs': round(deferredServed.medianUs - plainServed.medianUs, 2),
+      'served call median: inline publisher − none µs': round(inlineServed.medianUs - plainServed.medianUs, 2),
       'admission path: appended() calls per call': round(appendedPerCall, 2),
       'admission path: timing an empty function ns (the timer itself)': round(timerNs, 1),
       'admission path: deferred publisher per call ns, less the timer': round(queueNetNsPerCall, 1),
