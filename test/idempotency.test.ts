@@ -207,6 +207,19 @@ describe('idempotent retries: the ledger', () => {
     expect(ledger.events().at(-1)).toMatchObject({ type: 'call.rejected', reason: 'invalid_arguments' });
   });
 
+  it.each([
+    ['a throwing idempotencyKey getter', () => Object.defineProperty({}, 'idempotencyKey', { get: () => { throw new Error('boom'); } })],
+    ['a throwing signal getter', () => Object.defineProperty({ idempotencyKey: 'k' }, 'signal', { get: () => { throw new Error('boom'); } })],
+    ['a Proxy whose get trap throws', () => new Proxy({}, { get: () => { throw new Error('boom'); } })],
+  ])('refuses options with %s as invalid_arguments, never throwing (logged, nothing runs)', async (_what, options) => {
+    const { ledger, runs, token } = await keyedLedger();
+    await expect(ledger.invoke(token, 'pay', { amount: 1 }, options() as { idempotencyKey: string })).resolves.toMatchObject({ status: 'rejected', reason: 'invalid_arguments' });
+    expect(runs).toHaveLength(0);
+    expect(ledger.events().at(-1)).toMatchObject({ type: 'call.rejected', reason: 'invalid_arguments' });
+    expect(ledger.events().at(-1)).not.toHaveProperty('idempotency');
+    expect(verify(ledger.events())).toMatchObject({ ok: true });
+  });
+
   it('accepts a key of exactly 255 characters', async () => {
     const { ledger, token } = await keyedLedger();
     await expect(ledger.invoke(token, 'pay', { amount: 1 }, { idempotencyKey: 'k'.repeat(255) })).resolves.toMatchObject({ status: 'completed' });

@@ -35,6 +35,7 @@ import { foldForeign } from './foldForeign';
 import { CallTimeouts, systemSetTimer, timeoutError } from './callTimeouts';
 import { readClock } from './readClock';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
+import { readInvokeOptions } from './invokeOptions';
 import { bindingKey } from '../domain/idempotency';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
@@ -358,8 +359,9 @@ class LedgerImpl implements Ledger {
     const digest = presentedTokenDigest(token);
     const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
     const snapshot = snapshotArguments(args);
-    const key = options === undefined || options === null ? undefined : (options as Partial<KeyedInvokeOptions>).idempotencyKey;
-    const idempotency = key === undefined ? undefined : keyedCall(key, toolName, snapshot, this.keyTtlMs, this.keysMax);
+    const read = readInvokeOptions(options);
+    const key = read === 'unreadable' ? undefined : read.idempotencyKey;
+    const idempotency = read === 'unreadable' ? 'invalid' : key === undefined ? undefined : keyedCall(key, toolName, snapshot, this.keyTtlMs, this.keysMax);
     // One request object per call, built where its `done` exists (a burst keeps 100,000 of them alive).
     let request: InvokeRequest | undefined;
     const result = await new Promise<BatchResult>((resolve) => {
@@ -377,7 +379,7 @@ class LedgerImpl implements Ledger {
       if (event.meter !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), meter: event.meter };
       return rejected(callId, event.reason);
     }
-    return this.execute<Result>(event, snapshot, (request as InvokeRequest).checked, options?.signal);
+    return this.execute<Result>(event, snapshot, (request as InvokeRequest).checked, read === 'unreadable' ? undefined : read.signal);
   }
 
   /**
