@@ -51,6 +51,15 @@ const event = fc
         fc.constant([, 'g_1']),
         value,
       ),
+      // A timed or keyed admission (issue 12); near-misses: other values, extra or missing fields, toJSON.
+      deadline: fc.oneof(fc.integer(), value),
+      idempotency: fc.oneof(
+        fc.record({ argsDigest: text, expiresAt: fc.integer(), keyDigest: text }),
+        fc.record({ argsDigest: fc.oneof(text, value), expiresAt: value, keyDigest: fc.oneof(text, value), extra: value }, { requiredKeys: [] }),
+        fc.constant(Object.assign({ argsDigest: 'a', expiresAt: 1, keyDigest: 'k' }, { toJSON: () => 'x' })),
+        fc.constant(Object.assign(Object.create({ inherited: 1 }) as object, { argsDigest: 'a', expiresAt: 1, keyDigest: 'k' })),
+        value,
+      ),
       extra: value,
     },
     { requiredKeys: [] },
@@ -94,6 +103,22 @@ describe('eventTextWithoutHash', () => {
     const admitted = fc.record({ type: fc.constant('call.admitted'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, reserved: fc.record({ calls: fc.integer(), inputBytes: fc.integer(), meters }), ancestors: fc.array(str, { minLength: 1, maxLength: 8 }) }, { requiredKeys: ['type', 'at', 'callId', 'grantId', 'prevHash', 'hash', 'seq', 'tool', 'reserved'] });
     const completed = fc.record({ type: fc.constant('call.completed'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, charged: meters, overrun: fc.constant(true) }, { requiredKeys: ['type', 'at', 'callId', 'grantId', 'prevHash', 'seq', 'tool', 'charged'] });
     fc.assert(fc.property(fc.oneof(admitted, completed), (e) => eventTextWithoutHash(e) === canonicalJsonWithout(e, 'hash')), { numRuns: 5_000 });
+  });
+
+  it('equals it on well-formed timed and keyed admissions, with or without ancestors (issue 12)', () => {
+    const str = fc.string({ unit: 'binary', maxLength: 12 });
+    const idempotency = fc.record({ argsDigest: str, expiresAt: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })), keyDigest: str });
+    const admitted = fc.record(
+      { type: fc.constant('call.admitted'), at: fc.integer(), callId: str, grantId: str, prevHash: str, hash: str, seq: fc.integer({ min: 1 }), tool: str, reserved: fc.record({ calls: fc.integer(), inputBytes: fc.integer() }), ancestors: fc.array(str, { minLength: 1, maxLength: 8 }), deadline: fc.integer(), idempotency },
+      { requiredKeys: ['type', 'at', 'callId', 'grantId', 'prevHash', 'seq', 'tool', 'reserved'] },
+    );
+    fc.assert(fc.property(admitted, (e) => eventTextWithoutHash(e) === canonicalJsonWithout(e, 'hash')), { numRuns: 5_000 });
+  });
+
+  it('writes a keyed, timed child admission with its fields in canonical order', () => {
+    const e = { type: 'call.admitted', tool: 't', seq: 2, reserved: { inputBytes: 5, calls: 1 }, prevHash: 'p', hash: 'h', idempotency: { keyDigest: 'k', expiresAt: 9, argsDigest: 'a' }, grantId: 'g', deadline: 8, callId: 'c', at: 7, ancestors: ['r'] };
+    expect(eventTextWithoutHash(e)).toBe('{"ancestors":["r"],"at":7,"callId":"c","deadline":8,"grantId":"g","idempotency":{"argsDigest":"a","expiresAt":9,"keyDigest":"k"},"prevHash":"p","reserved":{"calls":1,"inputBytes":5},"seq":2,"tool":"t","type":"call.admitted"}');
+    expect(eventTextWithoutHash(e)).toBe(canonicalJsonWithout(e, 'hash'));
   });
 
   it('writes a metered settlement with charged after callId and overrun after grantId', () => {

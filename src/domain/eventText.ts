@@ -53,9 +53,39 @@ function idsText(value: unknown): string | undefined {
   return text + ']';
 }
 
+/** `{ argsDigest, expiresAt, keyDigest }` (a keyed admission's binding: two strings and a finite number), and nothing else; or undefined. */
+function idempotencyText(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype || Object.keys(value).length !== 3) return undefined;
+  const { argsDigest, expiresAt, keyDigest } = value as { argsDigest?: unknown; expiresAt?: unknown; keyDigest?: unknown };
+  if (!isText(argsDigest) || !isFiniteNumber(expiresAt) || !isText(keyDigest)) return undefined;
+  return '{"argsDigest":' + quote(argsDigest) + ',"expiresAt":' + String(expiresAt) + ',"keyDigest":' + quote(keyDigest) + '}';
+}
+
+/**
+ * An admission with any of its optional fields: `ancestors` (a child's call), `deadline` (a timed
+ * call), `idempotency` (a keyed call), each a plain value, and no other; or undefined. Canonical
+ * order: ancestors, at, callId, deadline, grantId, idempotency, prevHash, reserved, seq, tool, type.
+ */
+function optionalAdmissionText(e: Record<string, unknown>, keys: number, reserved: string, at: number, callId: string, grantId: string, prevHash: string, tail: string): string | undefined {
+  const withAncestors = hasOwn(e, 'ancestors');
+  const withDeadline = hasOwn(e, 'deadline');
+  const withKey = hasOwn(e, 'idempotency');
+  if (keys !== 8 + Number(withAncestors) + Number(withDeadline) + Number(withKey)) return undefined;
+  const ids = withAncestors ? idsText(e.ancestors) : '';
+  const deadline = e.deadline;
+  if (ids === undefined || (withDeadline && !isFiniteNumber(deadline))) return undefined;
+  const key = withKey ? idempotencyText(e.idempotency) : '';
+  if (key === undefined) return undefined;
+  return (
+    (withAncestors ? '{"ancestors":' + ids + ',"at":' : '{"at":') + String(at) + ',"callId":' + quote(callId) +
+    (withDeadline ? ',"deadline":' + String(deadline) : '') + ',"grantId":' + quote(grantId) +
+    (withKey ? ',"idempotency":' + key : '') + ',"prevHash":' + quote(prevHash) + ',"reserved":' + reserved + tail
+  );
+}
+
 /**
  * The text an event's hash covers: exactly `canonicalJsonWithout(event, 'hash')`. An admission (a
- * child grant's too, with its `ancestors`) and a completion (two of every call's events, and almost all of a long log) with exactly their keys
+ * child grant's too, with its `ancestors`; a timed or keyed one, with its `deadline` or `idempotency`) and a completion (two of every call's events, and almost all of a long log) with exactly their keys
  * and plain values are written directly, their keys in canonical order; anything else, including
  * any extra, missing or unusual field, takes the general path. Why: sealing and `verify` hash every
  * event, and the general path sorts keys and dispatches per value (≈ 0.6–1 µs against ≈ 0.2 µs).
@@ -88,6 +118,10 @@ export function eventTextWithoutHash(event: object): string {
         // A child grant's call: `ancestors` sorts first ("an" < "at").
         const ids = keys === 9 && hasOwn(e, 'ancestors') ? idsText(e.ancestors) : undefined;
         if (ids !== undefined && reserved !== undefined) return '{"ancestors":' + ids + ',' + head.slice(1) + ',"reserved":' + reserved + tail;
+        if (reserved !== undefined && keys > 8) {
+          const text = optionalAdmissionText(e, keys, reserved, at, callId, grantId, prevHash, tail);
+          if (text !== undefined) return text;
+        }
       }
     }
   }
