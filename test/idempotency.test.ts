@@ -122,7 +122,7 @@ describe('idempotent retries: the decider', () => {
 });
 
 function shardBindings(state: LedgerState): { callId: string; status: string }[] {
-  return Array.from(shardValues(state.keys));
+  return Array.from(shardValues(state.keyBindings));
 }
 
 /** The log with `edit` applied to each event, re-sealed so that only the decision check can object. */

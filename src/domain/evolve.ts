@@ -24,11 +24,17 @@ function charged(grants: LedgerState['grants'], grantId: string, calls: number, 
   return next;
 }
 
-const pathCopies: MapWrites = { put: shardWith, remove: shardWithout };
+const pathCopies: MapWrites = {
+  put: shardWith,
+  remove: shardWithout,
+  writable: (array) => [...array],
+  fresh: () => [],
+  done: (array) => Object.freeze(array),
+};
 
 /** A keyed call's binding step on copies of the state's key containers (idempotencyFold.ts). */
 function withKeys(state: LedgerState, step: (maps: KeyMaps) => void): KeyMaps {
-  const maps: KeyMaps = { keys: state.keys, keyQueues: state.keyQueues, keyOrder: state.keyOrder };
+  const maps: KeyMaps = { keyBindings: state.keyBindings, keyQueues: state.keyQueues };
   step(maps);
   return maps;
 }

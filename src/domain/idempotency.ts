@@ -5,7 +5,7 @@ import type { LedgerState } from './state';
  * Idempotency keys (docs/budgets.md, "Idempotent retries"). Only an admission binds a key: per
  * grant, under the SHA-256 of the key (never the key), together with a digest of the tool and the
  * canonical arguments salted with the key itself, and an expiry in log time. Pure data and lookups,
- * shared by `decide` and both folds.
+ * shared by `decide` and both folds (idempotencyFold.ts).
  */
 
 /** What an agent's keyed call brings to the decider: digests only. */
@@ -35,35 +35,56 @@ export interface KeyBinding {
 }
 
 /**
- * The order keys were bound in one delegation tree (per root grant): entries `first … next − 1`
- * of `keyOrder`. Bounded by the ledger's `idempotencyKeysPerTreeMax`; expired entries are evicted from the
- * front when the tree binds a new key.
+ * `keyBindings` is a sharded map two levels deep (4,096 leaves) rather than three: its entries churn
+ * (bound, then evicted a TTL later), and with three levels nearly every live key kept a 64-slot node
+ * of its own, which each minor GC copied; with two, the nodes are shared and a write copies two
+ * nodes and a leaf. Leaves hold ≈ 2.5 bindings per 10,000 live keys.
+ */
+export const bindingsDepth = 2;
+
+/** Entries per chunk of a tree's key queue. */
+export const queueChunk = 32;
+
+/** Slots per queue entry: `[binding, callId, expiresAt]`. */
+const entrySlots = 3;
+
+/**
+ * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
+ * each `[binding, callId, expiresAt]` (which binding it made: a later binding of the same key
+ * replaces it in `keyBindings`). Kept as full frozen chunks of `queueChunk` entries plus the chunk
+ * being filled (`tail`), flat: an admission copies the tail and, once per chunk, the chunk list,
+ * and eviction only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is
+ * chunk `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
+ * `idempotencyKeysPerTreeMax`; expired entries are evicted from the front when the tree binds a new key.
  */
 export interface KeyQueue {
   readonly first: number;
   readonly next: number;
+  readonly chunks: readonly (readonly (string | number)[])[];
+  readonly tail: readonly (string | number)[];
 }
 
-/** One position of a tree's queue: which binding it made (a later binding of the same key replaces it in `keys`). */
-export interface KeyOrderEntry {
-  readonly binding: string;
-  readonly callId: string;
-  readonly expiresAt: number;
-}
-
-/** The key under which `keys` holds a grant's binding (the digest is 64 hex digits, so the split is unambiguous). */
+/** The key under which `keyBindings` holds a grant's binding (the digest is 64 hex digits, so the split is unambiguous). */
 export function bindingKey(grantId: string, keyDigest: string): string {
   return `${grantId} ${keyDigest}`;
 }
 
-export function orderKey(rootId: string, position: number): string {
-  return `${rootId}#${position}`;
+/** The binding stored under `binding` (a bindingKey), live or not. */
+export function bindingAt(state: LedgerState, binding: string): KeyBinding | undefined {
+  return shardGet(state.keyBindings, binding, bindingsDepth);
 }
 
 /** The grant's binding of this key, if it is live at `at` (an expired one is as good as none). */
 export function liveBinding(state: LedgerState, grantId: string, keyDigest: string, at: number): KeyBinding | undefined {
-  const binding = shardGet(state.keys, bindingKey(grantId, keyDigest));
+  const binding = bindingAt(state, bindingKey(grantId, keyDigest));
   return binding !== undefined && at < binding.expiresAt ? binding : undefined;
+}
+
+/** The entry at `position` (first ≤ position < next) of a queue, as its chunk and the offset of its first slot. */
+export function queueEntry(queue: KeyQueue, position: number): { readonly chunk: readonly (string | number)[]; readonly at: number } {
+  const index = Math.floor(position / queueChunk) - Math.floor(queue.first / queueChunk);
+  const chunk = index < queue.chunks.length ? (queue.chunks[index] as readonly (string | number)[]) : queue.tail;
+  return { chunk, at: (position % queueChunk) * entrySlots };
 }
 
 /**
@@ -71,11 +92,11 @@ export function liveBinding(state: LedgerState, grantId: string, keyDigest: stri
  * binding has expired (the fold evicts it first). Otherwise the call is refused rather than an unexpired
  * key forgotten: forgetting one would let its retry run twice.
  */
-export function canBindKey(queues: ShardedMap<KeyQueue>, order: ShardedMap<KeyOrderEntry>, rootId: string, at: number, keysMax: number): boolean {
+export function canBindKey(queues: ShardedMap<KeyQueue>, rootId: string, at: number, keysMax: number): boolean {
   const queue = shardGet(queues, rootId);
   if (queue === undefined || queue.next - queue.first < keysMax) return true;
-  const oldest = shardGet(order, orderKey(rootId, queue.first));
-  return oldest !== undefined && oldest.expiresAt <= at;
+  const oldest = queueEntry(queue, queue.first);
+  return (oldest.chunk[oldest.at + 2] as number) <= at;
 }
 
 /** A settled call's status for its binding. */

@@ -1,19 +1,29 @@
 import type { EventOf } from './events';
-import { keyBinding, orderKey, type KeyBinding, type KeyOrderEntry, type KeyQueue, type KeyStatus } from './idempotency';
+import { bindingsDepth, keyBinding, queueChunk, queueEntry, type KeyBinding, type KeyQueue, type KeyStatus } from './idempotency';
 import { shardGet, type ShardedMap } from './shardedMap';
 
-/** The three containers of key bindings (state.ts), as one fold step reads and writes them. */
+/** The two containers of key bindings (state.ts), as one fold step reads and writes them. */
 export interface KeyMaps {
-  keys: ShardedMap<KeyBinding>;
+  keyBindings: ShardedMap<KeyBinding>;
   keyQueues: ShardedMap<KeyQueue>;
-  keyOrder: ShardedMap<KeyOrderEntry>;
 }
 
-/** How a fold writes a map: `evolve` copies paths (shardWith/shardWithout), `TransientState` edits its own nodes. */
+/**
+ * How a fold writes: `evolve` copies (shardWith/shardWithout, a frozen copy of an array), `TransientState`
+ * edits the nodes and arrays it made itself in place and freezes them when it commits.
+ */
 export interface MapWrites {
-  put<V>(map: ShardedMap<V>, key: string, value: V): ShardedMap<V>;
-  remove<V>(map: ShardedMap<V>, key: string): ShardedMap<V>;
+  put<V>(map: ShardedMap<V>, key: string, value: V, depth?: number): ShardedMap<V>;
+  remove<V>(map: ShardedMap<V>, key: string, depth?: number): ShardedMap<V>;
+  /** An array this step may change: `array` itself if the fold made it (transient), else a copy. */
+  writable<T>(array: readonly T[]): T[];
+  /** A new array, for this step to fill. */
+  fresh<T>(): T[];
+  /** The step is done changing `array`: frozen now (`evolve`) or when the batch commits (transient). */
+  done<T>(array: T[]): readonly T[];
 }
+
+const emptyQueue: KeyQueue = Object.freeze({ first: 0, next: 0, chunks: Object.freeze([]), tail: Object.freeze([]) });
 
 /**
  * A keyed admission binds its key: first the tree's expired bindings are evicted from the front
@@ -25,25 +35,40 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
   const request = event.idempotency;
   if (request === undefined) return;
   const rootId = event.ancestors !== undefined && event.ancestors.length > 0 ? (event.ancestors[0] as string) : event.grantId;
-  const queue = shardGet(maps.keyQueues, rootId);
-  let first = queue?.first ?? 0;
-  const next = queue?.next ?? 0;
-  while (first < next) {
-    const position = orderKey(rootId, first);
-    const entry = shardGet(maps.keyOrder, position);
-    if (entry !== undefined && entry.expiresAt > event.at) break;
-    maps.keyOrder = writes.remove(maps.keyOrder, position);
-    if (entry !== undefined && shardGet(maps.keys, entry.binding)?.callId === entry.callId) maps.keys = writes.remove(maps.keys, entry.binding);
+  const queue = shardGet(maps.keyQueues, rootId) ?? emptyQueue;
+  let first = queue.first;
+  while (first < queue.next) {
+    const entry = queueEntry(queue, first);
+    if ((entry.chunk[entry.at + 2] as number) > event.at) break;
+    const evicted = entry.chunk[entry.at] as string;
+    if (shardGet(maps.keyBindings, evicted, bindingsDepth)?.callId === entry.chunk[entry.at + 1]) maps.keyBindings = writes.remove(maps.keyBindings, evicted, bindingsDepth);
     first++;
   }
-  maps.keys = writes.put(maps.keys, binding, keyBinding(event.callId, event.tool, request.argsDigest, request.expiresAt, 'in_flight'));
-  maps.keyOrder = writes.put(maps.keyOrder, orderKey(rootId, next), Object.freeze({ binding, callId: event.callId, expiresAt: request.expiresAt }));
-  maps.keyQueues = writes.put(maps.keyQueues, rootId, Object.freeze({ first, next: next + 1 }));
+  // The full chunks now wholly before `first` are dropped (after the walk: a transient fold changes
+  // its own chunk list in place, and the walk reads the queue as it was).
+  const dropped = Math.min(Math.floor(first / queueChunk) - Math.floor(queue.first / queueChunk), queue.chunks.length);
+  let chunks = queue.chunks;
+  let chunksCopy: (readonly (string | number)[])[] | undefined;
+  if (dropped > 0) {
+    chunksCopy = writes.writable(chunks);
+    chunksCopy.splice(0, dropped);
+  }
+  maps.keyBindings = writes.put(maps.keyBindings, binding, keyBinding(event.callId, event.tool, request.argsDigest, request.expiresAt, 'in_flight'), bindingsDepth);
+  const tail = writes.writable(queue.tail);
+  tail.push(binding, event.callId, request.expiresAt);
+  let nextTail: readonly (string | number)[];
+  if (tail.length === queueChunk * 3) {
+    chunksCopy ??= writes.writable(chunks);
+    chunksCopy.push(writes.done(tail));
+    nextTail = writes.done(writes.fresh());
+  } else nextTail = writes.done(tail);
+  if (chunksCopy !== undefined) chunks = writes.done(chunksCopy);
+  maps.keyQueues = writes.put(maps.keyQueues, rootId, Object.freeze({ first, next: queue.next + 1, chunks, tail: nextTail }));
 }
 
 /** A keyed call's settlement records how it ended on its binding (what a retry after a restart reports). */
 export function settleKey(maps: KeyMaps, writes: MapWrites, binding: string, callId: string, status: KeyStatus): void {
-  const current = shardGet(maps.keys, binding);
+  const current = shardGet(maps.keyBindings, binding, bindingsDepth);
   if (current === undefined || current.callId !== callId) return;
-  maps.keys = writes.put(maps.keys, binding, keyBinding(current.callId, current.tool, current.argsDigest, current.expiresAt, status));
+  maps.keyBindings = writes.put(maps.keyBindings, binding, keyBinding(current.callId, current.tool, current.argsDigest, current.expiresAt, status), bindingsDepth);
 }

@@ -21,17 +21,21 @@ export function emptyShardedMap<V>(): ShardedMap<V> {
   return emptyMap;
 }
 
-function leafOf<V>(map: ShardedMap<V>, h: number): ShardLeaf<V> | undefined {
+function leafOf<V>(map: ShardedMap<V>, h: number, depth: number): ShardLeaf<V> | undefined {
   let node: ShardNode<V> | ShardLeaf<V> | null | undefined = map;
-  for (let level = 0; level < levels; level++) {
+  for (let level = 0; level < depth; level++) {
     node = (node as ShardNode<V>)[indexAt(h, level)];
     if (node === undefined || node === null) return undefined;
   }
   return node as ShardLeaf<V>;
 }
 
-export function shardGet<V>(map: ShardedMap<V>, key: string): V | undefined {
-  const leaf = leafOf(map, slot(key));
+/**
+ * `depth` (every map: `levels`, except the idempotency bindings' two, see idempotency.ts) is how many
+ * node levels lie above the leaves; a map is always read and written with the same depth.
+ */
+export function shardGet<V>(map: ShardedMap<V>, key: string, depth: number = levels): V | undefined {
+  const leaf = leafOf(map, slot(key), depth);
   if (leaf === undefined) return undefined;
   const i = indexOfKey(leaf, key);
   return i < 0 ? undefined : (leaf[i + 1] as V);
@@ -41,12 +45,12 @@ export function shardGet<V>(map: ShardedMap<V>, key: string): V | undefined {
  * A new frozen map with `key` set to `value` (which must already be frozen): copy-on-write along one
  * path, as immer's `produce` would do, without proxy drafts.
  */
-export function shardWith<V>(map: ShardedMap<V>, key: string, value: V): ShardedMap<V> {
+export function shardWith<V>(map: ShardedMap<V>, key: string, value: V, depth: number = levels): ShardedMap<V> {
   const h = slot(key);
   // The path from the root to the leaf (nulls where it does not exist yet).
   const path: (ShardNode<V> | null)[] = [];
   let node: ShardNode<V> | null = map.length === 0 ? null : map;
-  for (let level = 0; level < levels; level++) {
+  for (let level = 0; level < depth; level++) {
     path.push(node);
     node = node === null ? null : ((node[indexAt(h, level)] ?? null) as ShardNode<V> | null);
   }
@@ -60,7 +64,7 @@ export function shardWith<V>(map: ShardedMap<V>, key: string, value: V): Sharded
     else copy[i + 1] = value;
     next = Object.freeze(copy);
   }
-  for (let level = levels - 1; level >= 0; level--) {
+  for (let level = depth - 1; level >= 0; level--) {
     const parent = path[level] as ShardNode<V> | null;
     const copy = parent === null ? nullSlots<ShardNode<V> | ShardLeaf<V>>() : [...parent];
     copy[indexAt(h, level)] = next;
@@ -70,11 +74,11 @@ export function shardWith<V>(map: ShardedMap<V>, key: string, value: V): Sharded
 }
 
 /** A new frozen map without `key`, pruning emptied nodes (so equal contents stay deep-equal); `map` itself when the key is absent. */
-export function shardWithout<V>(map: ShardedMap<V>, key: string): ShardedMap<V> {
+export function shardWithout<V>(map: ShardedMap<V>, key: string, depth: number = levels): ShardedMap<V> {
   const h = slot(key);
   const path: ShardNode<V>[] = [];
   let node: ShardNode<V> | ShardLeaf<V> | null | undefined = map;
-  for (let level = 0; level < levels; level++) {
+  for (let level = 0; level < depth; level++) {
     if (node === undefined || node === null || node.length === 0) return map;
     path.push(node as ShardNode<V>);
     node = (node as ShardNode<V>)[indexAt(h, level)];
@@ -83,7 +87,7 @@ export function shardWithout<V>(map: ShardedMap<V>, key: string): ShardedMap<V> 
   const i = leaf === undefined || leaf === null ? -1 : indexOfKey(leaf, key);
   if (leaf === undefined || leaf === null || i < 0) return map;
   let next: ShardNode<V> | ShardLeaf<V> | null = leaf.length === 2 ? null : Object.freeze([...leaf.slice(0, i), ...leaf.slice(i + 2)]);
-  for (let level = levels - 1; level >= 0; level--) {
+  for (let level = depth - 1; level >= 0; level--) {
     const copy = [...(path[level] as ShardNode<V>)];
     copy[indexAt(h, level)] = next;
     next = allNull(copy) ? null : Object.freeze(copy);
@@ -91,16 +95,17 @@ export function shardWithout<V>(map: ShardedMap<V>, key: string): ShardedMap<V> 
   return next === null ? emptyMap : (next as ShardedMap<V>);
 }
 
-function* leaves<V>(node: ShardNode<V>, level: number): IterableIterator<ShardLeaf<V>> {
+// A leaf starts with a key (a string); a node with a child or null: so any depth is walked alike.
+function* leaves<V>(node: ShardNode<V>): IterableIterator<ShardLeaf<V>> {
   for (const child of node) {
     if (child === null) continue;
-    if (level === levels - 1) yield child as ShardLeaf<V>;
-    else yield* leaves(child as ShardNode<V>, level + 1);
+    if (typeof child[0] === 'string') yield child as ShardLeaf<V>;
+    else yield* leaves(child as ShardNode<V>);
   }
 }
 
 export function* shardEntries<V>(map: ShardedMap<V>): IterableIterator<[string, V]> {
-  for (const leaf of leaves(map, 0)) for (let i = 0; i < leaf.length; i += 2) yield [leaf[i] as string, leaf[i + 1] as V];
+  for (const leaf of leaves(map)) for (let i = 0; i < leaf.length; i += 2) yield [leaf[i] as string, leaf[i + 1] as V];
 }
 
 export function* shardValues<V>(map: ShardedMap<V>): IterableIterator<V> {

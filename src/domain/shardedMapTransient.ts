@@ -41,18 +41,18 @@ export class OwnedNodes {
 }
 
 /** `map` with `key` set to `value`, changing nodes `owned` holds in place; returns the (possibly new) root. */
-export function shardSetOwned<V>(map: ShardedMap<V>, key: string, value: V, owned: OwnedNodes): ShardedMap<V> {
+export function shardSetOwned<V>(map: ShardedMap<V>, key: string, value: V, owned: OwnedNodes, depth: number = levels): ShardedMap<V> {
   const h = slot(key);
   const root = map.length === 0 ? owned.fresh(nullSlots()) : owned.own(map);
   let node = root;
-  for (let level = 0; level < levels - 1; level++) {
+  for (let level = 0; level < depth - 1; level++) {
     const i = indexAt(h, level);
     const child = node[i] as readonly unknown[] | null | undefined;
     const next = child === null || child === undefined ? owned.fresh(nullSlots()) : owned.own(child);
     if (next !== child) node[i] = next;
     node = next;
   }
-  const i = indexAt(h, levels - 1);
+  const i = indexAt(h, depth - 1);
   const leaf = node[i] as readonly unknown[] | null | undefined;
   if (leaf === null || leaf === undefined) {
     node[i] = owned.fresh([key, value]);
@@ -67,10 +67,10 @@ export function shardSetOwned<V>(map: ShardedMap<V>, key: string, value: V, owne
 }
 
 /** `map` without `key`, pruning emptied nodes exactly as `shardWithout` does; `map` itself when the key is absent. */
-export function shardDeleteOwned<V>(map: ShardedMap<V>, key: string, owned: OwnedNodes): ShardedMap<V> {
+export function shardDeleteOwned<V>(map: ShardedMap<V>, key: string, owned: OwnedNodes, depth: number = levels): ShardedMap<V> {
   const h = slot(key);
   let node: readonly unknown[] | null | undefined = map;
-  for (let level = 0; level < levels; level++) {
+  for (let level = 0; level < depth; level++) {
     if (node === undefined || node === null || node.length === 0) return map;
     node = node[indexAt(h, level)] as readonly unknown[] | null | undefined;
   }
@@ -79,7 +79,7 @@ export function shardDeleteOwned<V>(map: ShardedMap<V>, key: string, owned: Owne
   if (at < 0) return map;
   // Own the path from the root down, then remove the pair and prune upwards.
   const path: Slots[] = [owned.own(map)];
-  for (let level = 1; level < levels; level++) {
+  for (let level = 1; level < depth; level++) {
     const parent = path[level - 1] as Slots;
     const i = indexAt(h, level - 1);
     const child = owned.own(parent[i] as readonly unknown[]);
@@ -91,7 +91,7 @@ export function shardDeleteOwned<V>(map: ShardedMap<V>, key: string, owned: Owne
     next = owned.own(node);
     next.splice(at, 2);
   }
-  for (let level = levels - 1; level >= 0; level--) {
+  for (let level = depth - 1; level >= 0; level--) {
     const parent = path[level] as Slots;
     parent[indexAt(h, level)] = next;
     if (next !== null || !allNull(parent)) return path[0] as ShardedMap<V>;

@@ -1,7 +1,7 @@
 import type { Amounts, GrantScope, MeterAmounts, Reservation } from './events';
 import type { AdmissionTimes } from './rateWindow';
 import type { JsonObject } from './json';
-import type { KeyBinding, KeyOrderEntry, KeyQueue } from './idempotency';
+import type { KeyBinding, KeyQueue } from './idempotency';
 import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
 
@@ -65,11 +65,10 @@ export interface LedgerState {
   /** tokenDigest → grantId. */
   readonly tokens: ShardedMap<string>;
   readonly inFlight: ShardedMap<InFlightCall>;
-  /** Idempotency bindings, `grantId + ' ' + keyDigest` → binding (idempotency.ts). */
-  readonly keys: ShardedMap<KeyBinding>;
-  /** Per root grant: the order its tree's keys were bound in (`keyOrder` entries), for eviction and the bound. */
+  /** Idempotency bindings, `grantId + ' ' + keyDigest` → binding; two levels deep (idempotency.ts, bindingsDepth). */
+  readonly keyBindings: ShardedMap<KeyBinding>;
+  /** Per root grant: the order its tree's keys were bound in, for eviction and the bound (idempotency.ts, KeyQueue). */
   readonly keyQueues: ShardedMap<KeyQueue>;
-  readonly keyOrder: ShardedMap<KeyOrderEntry>;
 }
 
 export const initialState: LedgerState = Object.freeze({
@@ -78,7 +77,6 @@ export const initialState: LedgerState = Object.freeze({
   grants: Object.freeze(emptyShardedMap<GrantRecord>()),
   tokens: Object.freeze(emptyShardedMap<string>()),
   inFlight: Object.freeze(emptyShardedMap<InFlightCall>()),
-  keys: Object.freeze(emptyShardedMap<KeyBinding>()),
+  keyBindings: Object.freeze(emptyShardedMap<KeyBinding>()),
   keyQueues: Object.freeze(emptyShardedMap<KeyQueue>()),
-  keyOrder: Object.freeze(emptyShardedMap<KeyOrderEntry>()),
 }) as LedgerState;

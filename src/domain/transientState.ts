@@ -33,8 +33,11 @@ export class TransientState {
   private readonly owned = new OwnedNodes();
   /** `evolve`'s key-binding steps (idempotencyFold.ts), writing the batch's own nodes. */
   private readonly ownedWrites: MapWrites = {
-    put: (map, key, value) => shardSetOwned(map, key, value, this.owned),
-    remove: (map, key) => shardDeleteOwned(map, key, this.owned),
+    put: (map, key, value, depth) => shardSetOwned(map, key, value, this.owned, depth),
+    remove: (map, key, depth) => shardDeleteOwned(map, key, this.owned, depth),
+    writable: <T>(array: readonly T[]) => this.owned.own(array) as T[],
+    fresh: <T>() => this.owned.fresh([]) as T[],
+    done: (array) => array,
   };
   private sinceCommit = 0;
 
@@ -42,7 +45,7 @@ export class TransientState {
     // Ownership is "not frozen" (shardedMapTransient.ts): a thawed state would be changed in place.
     if (
       !Object.isFrozen(start) || !Object.isFrozen(start.grants) || !Object.isFrozen(start.tokens) || !Object.isFrozen(start.inFlight) ||
-      !Object.isFrozen(start.keys) || !Object.isFrozen(start.keyQueues) || !Object.isFrozen(start.keyOrder)
+      !Object.isFrozen(start.keyBindings) || !Object.isFrozen(start.keyQueues)
     ) {
       throw new TypeError('a transient fold needs a frozen state (evolve and snapshots produce one)');
     }

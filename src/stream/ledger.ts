@@ -36,7 +36,7 @@ import { CallTimeouts, systemSetTimer, timeoutError } from './callTimeouts';
 import { readClock } from './readClock';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
 import { readInvokeOptions } from './invokeOptions';
-import { bindingKey } from '../domain/idempotency';
+import { bindingAt, bindingKey } from '../domain/idempotency';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
@@ -65,8 +65,8 @@ interface Running {
   readonly controller: LazyAbort;
   /** Only for a call with a deadline: told when the log settled it as timed out (here or by another writer). */
   timedOut?: (error: DOMException) => void;
-  /** Only for a keyed call: its outcome, for retries decided while it runs. */
-  outcome?: Promise<InvokeOutcome<unknown>>;
+  /** Retries of this (keyed) call decided while it runs, waiting for its outcome; made by the first such retry. */
+  retries?: ((outcome: InvokeOutcome<unknown>) => void)[];
 }
 
 const invalidToolName = '(invalid-name)';
@@ -388,11 +388,11 @@ class LedgerImpl implements Ledger {
    */
   private async replayOutcome<Result>(replay: EventOf<'call.replayed'>): Promise<KeyedInvokeOutcome<Result>> {
     const firstCallId = replay.replayOf;
-    const running = this.running.get(firstCallId)?.outcome;
-    const outcome = (running !== undefined ? await running : this.heldOutcomes.get(firstCallId)) as KeyedInvokeOutcome<Result> | undefined;
+    const running = this.running.get(firstCallId);
+    const outcome = (running !== undefined ? await new Promise<InvokeOutcome<unknown>>((resolve) => (running.retries ??= []).push(resolve)) : this.heldOutcomes.get(firstCallId)) as KeyedInvokeOutcome<Result> | undefined;
     if (outcome !== undefined && (outcome.status === 'completed' || outcome.status === 'failed')) return { ...outcome, callId: firstCallId, replayed: true };
     // The binding the retry matched (the decision read it from this state).
-    const binding = shardGet(this.current.keys, bindingKey(replay.grantId, replay.idempotency.keyDigest));
+    const binding = bindingAt(this.current, bindingKey(replay.grantId, replay.idempotency.keyDigest));
     return { status: 'replayed', callId: firstCallId, replayed: true, settled: binding?.status ?? 'in_flight' };
   }
 
@@ -410,8 +410,6 @@ class LedgerImpl implements Ledger {
     const attached = this.registry.get(admitted.tool);
     const controller = new LazyAbort();
     const running: Running = { grantId: admitted.grantId, ancestors: admitted.ancestors, controller };
-    let answer: ((outcome: InvokeOutcome<unknown>) => void) | undefined;
-    if (admitted.idempotency !== undefined) running.outcome = new Promise((resolve) => (answer = resolve));
     this.running.set(admitted.callId, running);
     const onCancel = (): void => controller.abort(cancel?.reason);
     cancel?.addEventListener('abort', onCancel, { once: true });
@@ -456,9 +454,9 @@ class LedgerImpl implements Ledger {
     }
     // Timed out first (this settlement was then refused, or became the timeout itself): the log decides.
     if (timedOut !== undefined || outcome === undefined) outcome = { status: 'failed', callId: admitted.callId, error: timedOut ?? timeoutError() };
-    if (answer !== undefined) {
+    if (admitted.idempotency !== undefined) {
       this.holdOutcome(admitted.callId, outcome);
-      answer(outcome);
+      if (running.retries !== undefined) for (const retry of running.retries) retry(outcome);
     }
     this.running.delete(admitted.callId);
     if (this.running.size === 0 && this.whenNoneRunning !== undefined) {

@@ -29,8 +29,9 @@ export async function readLatestSnapshot(client: HeldClient, tables: PostgresTab
       continue;
     }
     if (state?.head?.seq !== Number(row.seq) || state.head.hash !== row.head_hash) continue;
-    // A snapshot written before idempotency keys existed lacks their containers: skipped, the events are folded instead.
-    if (!Array.isArray(state.keys) || !Array.isArray(state.keyQueues) || !Array.isArray(state.keyOrder)) continue;
+    // A snapshot written before idempotency keys existed, or before their containers took this shape
+    // (`keyBindings`, chunked `keyQueues`), lacks them: skipped, the events are folded instead.
+    if (!Array.isArray(state.keyBindings) || !Array.isArray(state.keyQueues)) continue;
     return freezeDeep(state);
   }
   return undefined;

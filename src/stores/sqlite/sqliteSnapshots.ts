@@ -49,8 +49,9 @@ function isStateShaped(value: unknown): value is LedgerState {
     head !== null && typeof head === 'object' && typeof head.seq === 'number' && typeof head.hash === 'string' &&
     s.tools !== null && typeof s.tools === 'object' && !Array.isArray(s.tools) &&
     Array.isArray(s.grants) && Array.isArray(s.tokens) && Array.isArray(s.inFlight) &&
-    // Snapshots written before idempotency keys existed lack these: skipped, the events are folded instead.
-    Array.isArray(s.keys) && Array.isArray(s.keyQueues) && Array.isArray(s.keyOrder)
+    // Snapshots written before idempotency keys existed, or before their containers took this shape
+    // (`keyBindings`, chunked `keyQueues`), lack these: skipped, the events are folded instead.
+    Array.isArray(s.keyBindings) && Array.isArray(s.keyQueues)
   );
 }
 
