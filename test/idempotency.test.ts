@@ -211,6 +211,10 @@ describe('idempotent retries: the ledger', () => {
     ['a throwing idempotencyKey getter', () => Object.defineProperty({}, 'idempotencyKey', { get: () => { throw new Error('boom'); } })],
     ['a throwing signal getter', () => Object.defineProperty({ idempotencyKey: 'k' }, 'signal', { get: () => { throw new Error('boom'); } })],
     ['a Proxy whose get trap throws', () => new Proxy({}, { get: () => { throw new Error('boom'); } })],
+    ['a signal that is not an AbortSignal', () => ({ idempotencyKey: 'k', signal: { aborted: false, addEventListener: () => { throw new Error('boom'); } } })],
+    ['a signal that is a Proxy whose traps throw', () => ({ signal: new Proxy({}, { getPrototypeOf: () => { throw new Error('boom'); } }) })],
+    ['a signal made from AbortSignal.prototype (no brand)', () => ({ signal: Object.create(AbortSignal.prototype, { addEventListener: { value: () => { throw new Error('boom'); } } }) })],
+    ['a real signal wrapped in a Proxy', () => ({ signal: new Proxy(new AbortController().signal, {}) })],
   ])('refuses options with %s as invalid_arguments, never throwing (logged, nothing runs)', async (_what, options) => {
     const { ledger, runs, token } = await keyedLedger();
     await expect(ledger.invoke(token, 'pay', { amount: 1 }, options() as { idempotencyKey: string })).resolves.toMatchObject({ status: 'rejected', reason: 'invalid_arguments' });
@@ -218,6 +222,16 @@ describe('idempotent retries: the ledger', () => {
     expect(ledger.events().at(-1)).toMatchObject({ type: 'call.rejected', reason: 'invalid_arguments' });
     expect(ledger.events().at(-1)).not.toHaveProperty('idempotency');
     expect(verify(ledger.events())).toMatchObject({ ok: true });
+  });
+
+  it('calls none of a real signal\'s own properties: shadowing methods that throw cannot leave the call unsettled', async () => {
+    const { ledger, runs, token } = await keyedLedger();
+    const controller = new AbortController();
+    const boom = { value: () => { throw new Error('boom'); } };
+    Object.defineProperties(controller.signal, { addEventListener: boom, removeEventListener: boom, aborted: { get: boom.value }, reason: { get: boom.value } });
+    await expect(ledger.invoke(token, 'pay', { amount: 1 }, { signal: controller.signal })).resolves.toMatchObject({ status: 'completed' });
+    expect(runs).toHaveLength(1);
+    expect(ledger.events().at(-1)).toMatchObject({ type: 'call.completed' });
   });
 
   it('accepts a key of exactly 255 characters', async () => {

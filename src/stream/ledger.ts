@@ -36,6 +36,7 @@ import { CallTimeouts, systemSetTimer, timeoutError } from './callTimeouts';
 import { readClock } from './readClock';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
 import { readInvokeOptions } from './invokeOptions';
+import { onSignalAbort, signalAborted, signalReason } from './hostSignal';
 import { bindingAt, bindingKey } from '../domain/idempotency';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
@@ -411,13 +412,13 @@ class LedgerImpl implements Ledger {
     const controller = new LazyAbort();
     const running: Running = { grantId: admitted.grantId, ancestors: admitted.ancestors, controller };
     this.running.set(admitted.callId, running);
-    const onCancel = (): void => controller.abort(cancel?.reason);
-    cancel?.addEventListener('abort', onCancel, { once: true });
+    // Only through the prototypes' functions: own properties on the host's signal are never called.
+    const stopListening = onSignalAbort(cancel, () => controller.abort(signalReason(cancel)));
     const context = new ToolCallContext(admitted.callId, admitted.grantId, controller, checked, this.hops);
     const run = async (): Promise<InvokeOutcome<Result>> => {
       try {
         if (attached === undefined || !args.ok) throw new LedgerError('ledger_unavailable', 'tool implementation missing');
-        if (cancel?.aborted === true) throw cancel.reason;
+        if (signalAborted(cancel)) throw signalReason(cancel);
         const value = (await attached.definition.run(args.value, context)) as Result;
         return { status: 'completed', callId: admitted.callId, value };
       } catch (error) {
@@ -439,10 +440,10 @@ class LedgerImpl implements Ledger {
       outcome = await Promise.race([run(), timeout]);
       if (outcome !== undefined) this.timeouts.cancel(admitted.callId);
     }
-    cancel?.removeEventListener('abort', onCancel);
+    stopListening();
     if (outcome !== undefined) {
       const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
-      const cancelled = outcomeKind === 'failed' && cancel?.aborted === true;
+      const cancelled = outcomeKind === 'failed' && signalAborted(cancel);
       // Read once: a report made after the tool returned (a stray callback) does not change the settlement.
       const report = admitted.reserved.meters !== undefined ? context.reported : undefined;
       const pending: PendingSettlement = pendingSettlement(admitted.callId, outcomeKind, this.refundOnError, cancelled, report);
