@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for the tests: `start` prints `export ATC_TEST_PG_URL=…` (eval it),
 # `stop <dir>` stops it and removes its directory; `pause <dir>` / `resume <dir>` stop and start the
-# server keeping its data (the fault tests). initdb refuses root, so as root the cluster runs
-# as the `postgres` user (runuser) in a temp dir that user owns; trust auth on 127.0.0.1 only.
+# server keeping its data (the fault tests); `crash <dir>` stops it as a crash would (immediate
+# mode: no checkpoint, WAL still in the server's buffers is lost, recovery on the next start).
+# initdb refuses root, so as root the cluster runs as the `postgres` user (runuser) in a temp dir
+# that user owns; trust auth on 127.0.0.1 only.
 set -euo pipefail
 
 find_bin() {
@@ -69,6 +71,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
   pause) as_owner "$(find_bin)/pg_ctl" -D "$2/data" -m fast -w stop >&2 ;;
+  crash) as_owner "$(find_bin)/pg_ctl" -D "$2/data" -m immediate -w stop >&2 ;;
   resume) server_start "$(find_bin)" "$2" ;;
-  *) echo "usage: pg-cluster.sh start | stop [dir] | pause dir | resume dir" >&2; exit 2 ;;
+  *) echo "usage: pg-cluster.sh start | stop [dir] | pause dir | crash dir | resume dir" >&2; exit 2 ;;
 esac
