@@ -7,7 +7,7 @@ import { keepProgressBeforeResponses } from '../src/integrations/mcp/progressOrd
  * A raw server end that answers `initialize`, and answers a tools/call with its progress
  * notifications and its result in one synchronous burst: what a busy proxy reads in one chunk.
  */
-function burstServer(end: InMemoryTransport): void {
+function burstServer(end: InMemoryTransport, answer: 'result' | 'error'): void {
   end.onmessage = (message: JSONRPCMessage) => {
     const request = message as JSONRPCRequest;
     if (request.method === 'initialize') {
@@ -15,21 +15,24 @@ function burstServer(end: InMemoryTransport): void {
     } else if (request.method === 'tools/call') {
       const progressToken = (request.params as { _meta: { progressToken: number } })._meta.progressToken;
       for (const progress of [1, 2, 3]) void end.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total: 3 } });
-      void end.send({ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: 'done' }] } });
+      if (answer === 'result') void end.send({ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: 'done' }] } });
+      else void end.send({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message: 'failed' } });
     }
   };
 }
 
-async function callWithProgress(reorder: boolean): Promise<number[]> {
+async function callWithProgress(reorder: boolean, answer: 'result' | 'error' = 'result'): Promise<number[]> {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
-  burstServer(serverEnd);
+  burstServer(serverEnd, answer);
   await serverEnd.start();
   const client = new Client({ name: 't', version: '1' });
   client.onerror = () => undefined; // the SDK reports the progress it dropped; the assertion is on what arrived
   await client.connect(clientEnd);
   if (reorder) keepProgressBeforeResponses(clientEnd);
   const seen: number[] = [];
-  await client.request({ method: 'tools/call', params: { name: 'x', arguments: {} } }, CallToolResultSchema, { onprogress: (p) => void seen.push(p.progress) });
+  const call = client.request({ method: 'tools/call', params: { name: 'x', arguments: {} } }, CallToolResultSchema, { onprogress: (p) => void seen.push(p.progress) });
+  if (answer === 'result') await call;
+  else await expect(call).rejects.toThrow('failed');
   await client.close();
   return seen;
 }
@@ -41,5 +44,10 @@ describe('progress that arrives in the same read as the result', () => {
 
   it('reaches the request before its result once responses are handed over a microtask later', async () => {
     expect(await callWithProgress(true)).toEqual([1, 2, 3]);
+  });
+
+  it('reaches the request before an error response too', async () => {
+    expect(await callWithProgress(false, 'error')).toEqual([]);
+    expect(await callWithProgress(true, 'error')).toEqual([1, 2, 3]);
   });
 });

@@ -1,5 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The SDK's protocol layer runs notification handlers a microtask later but handles a response at
@@ -13,10 +13,19 @@ export function keepProgressBeforeResponses(transport: Transport): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    if (isResponseShaped(message)) {
       void Promise.resolve().then(() => deliver(message, extra));
       return;
     }
     deliver(message, extra);
   };
+}
+
+/**
+ * A response by shape: no `method` (requests and notifications have one). Not the SDK's zod guards:
+ * they cost a parse per message (and build zod errors for every notification); the protocol layer
+ * still validates each message when it is delivered, so a malformed one is only delivered later.
+ */
+function isResponseShaped(message: JSONRPCMessage): boolean {
+  return typeof message === 'object' && message !== null && !Object.prototype.hasOwnProperty.call(message, 'method');
 }

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
-import { callRelay } from './callRelay';
+import { runWithRelay } from './callRelay';
 import { refusedToolResult, rejectionResult, withCallId } from './callResults';
 import { UpstreamToolError, type UpstreamToolSet } from './upstreamTools';
 
@@ -79,7 +79,7 @@ export function createProxyServer(options: ProxyServerOptions): Server {
     }
     const relay = { progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification };
     revocations.start();
-    const outcome = await callRelay.run(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => revocations.stop());
+    const outcome = await runWithRelay(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => revocations.stop());
     const tool = printable(name);
     if (outcome.status === 'rejected') {
       report(`${tool} rejected ${outcome.reason} (${outcome.callId})`);

@@ -3,7 +3,7 @@ import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcont
 import type { JsonObject } from '../../domain/json';
 import { InvalidCommandError } from '../../stream/invalidCommandError';
 import type { Ledger } from '../../stream/types';
-import { callRelay } from './callRelay';
+import { currentRelay } from './callRelay';
 import type { ResourceMapping } from './resourceMapping';
 
 /** An upstream result with `isError: true`: the tool ran and reported a failure (settled `call.failed`). */
@@ -57,7 +57,7 @@ export async function registerUpstreamTools(ledger: Ledger, client: Client, tool
 }
 
 async function forward(client: Client, name: string, args: JsonObject, signal: AbortSignal, options: ForwardOptions): Promise<CallToolResult> {
-  const relay = callRelay.getStore();
+  const relay = currentRelay();
   const progressToken = relay?.progressToken;
   // Relayed progress is sent before the result (the client drops progress that follows its response).
   let relayed: Promise<void> = Promise.resolve();
