@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,10 +11,42 @@ const cli = path.join(dist, 'src/cli/main.js');
 const echo = path.join(dist, 'experiments/bench/peers/echoMcpServer.js');
 const plain = path.join(dist, 'experiments/bench/peers/plainMcpProxy.js');
 
-async function connect(args: string[]): Promise<Client> {
+interface Proxy {
+  readonly client: Client;
+  /** The proxy process's CPU time so far (user + system), ms; undefined where /proc is not there. */
+  readonly cpuMs: () => number | undefined;
+}
+
+async function connect(args: string[]): Promise<Proxy> {
   const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
-  return client;
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  await client.connect(transport);
+  return { client, cpuMs: () => processCpuMs(transport.pid) };
+}
+
+/**
+ * utime + stime of a process from /proc/<pid>/stat, in ms (Linux clock ticks, 100 per second). CPU
+ * time is much less inflated than wall time by other processes on the machine, so it says what the
+ * proxy itself spends per call even when latency figures are contended.
+ */
+function processCpuMs(pid: number | null): number | undefined {
+  if (pid === null) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+    if (fields === undefined) return undefined;
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A sequential round, and the proxy's CPU time per call in it (µs). */
+async function sequentialWithCpu(proxy: Proxy, calls: number, cpuUs: number[]): Promise<Figures> {
+  const before = proxy.cpuMs();
+  const result = await sequential(proxy.client, calls);
+  const after = proxy.cpuMs();
+  if (before !== undefined && after !== undefined) cpuUs.push(((after - before) * 1_000) / calls);
+  return result;
 }
 
 async function call(client: Client, i: number): Promise<void> {
@@ -58,8 +90,11 @@ export async function mcpProxy(ctx: BenchContext): Promise<ScenarioResult> {
   const batchCount = ctx.quick ? 20 : 60;
   const policy = path.join(scratch.dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ tools: ['echo'], expiresIn: '1h', budget: { calls: 10_000_000, inputBytes: 1_000_000_000 } }));
-  const ours = await connect([cli, 'proxy', '--quiet', '--ledger', scratch.file('ledger.sqlite'), '--policy', policy, '--', process.execPath, echo]);
-  const base = await connect([plain, '--', process.execPath, echo]);
+  const oursProxy = await connect([cli, 'proxy', '--quiet', '--ledger', scratch.file('ledger.sqlite'), '--policy', policy, '--', process.execPath, echo]);
+  const baseProxy = await connect([plain, '--', process.execPath, echo]);
+  const ours = oursProxy.client;
+  const base = baseProxy.client;
+  const cpu: { ours: number[]; plain: number[] } = { ours: [], plain: [] };
   try {
     for (const client of [ours, base]) {
       await sequential(client, 200); // warm-up
@@ -69,8 +104,8 @@ export async function mcpProxy(ctx: BenchContext): Promise<ScenarioResult> {
     const conc: { ours: Figures[]; plain: Figures[] } = { ours: [], plain: [] };
     for (let r = 0; r < rounds; r++) {
       ctx.log(`  mcp proxy round ${r + 1}/${rounds}`);
-      seq.plain.push(await sequential(base, calls));
-      seq.ours.push(await sequential(ours, calls));
+      seq.plain.push(await sequentialWithCpu(baseProxy, calls, cpu.plain));
+      seq.ours.push(await sequentialWithCpu(oursProxy, calls, cpu.ours));
       conc.plain.push(await batches(base, batchCount));
       conc.ours.push(await batches(ours, batchCount));
     }
@@ -79,6 +114,9 @@ export async function mcpProxy(ctx: BenchContext): Promise<ScenarioResult> {
     const addedMedianMs = round((median(seq.ours) - median(seq.plain)) / 1_000, 3);
     const addedP99Ms = round((best(seq.ours).p99Us - best(seq.plain).p99Us) / 1_000, 3);
     const batchRatio = round(median(conc.ours) / median(conc.plain), 2);
+    const medianOf = (list: number[]): number => round([...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? Number.NaN);
+    const cpuOurs = medianOf(cpu.ours);
+    const cpuPlain = medianOf(cpu.plain);
     return {
       id: '10',
       title: 'MCP proxy: atc proxy (SQLite, synchronous=FULL) over a plain forwarding proxy on the same SDK, stdio',
@@ -95,11 +133,13 @@ export async function mcpProxy(ctx: BenchContext): Promise<ScenarioResult> {
         medianAddedTargetMs: 0.5,
         batch64RatioTarget: 1.5,
         medianAddedPass: addedMedianMs <= 0.5,
+        ...(cpu.ours.length > 0 && cpu.plain.length > 0 ? { proxyCpuPerCallUsOurs: cpuOurs, proxyCpuPerCallUsPlain: cpuPlain, proxyCpuAddedPerCallUs: round(cpuOurs - cpuPlain) } : {}),
       },
       target: { description: '64-concurrent batch time, atc proxy ÷ plain proxy (median of rounds)', value: batchRatio, limit: 1.5, pass: batchRatio <= 1.5 },
       notes: [
         `median added per sequential call: ${addedMedianMs} ms (target ≤ 0.5 ms: ${addedMedianMs <= 0.5 ? 'met' : 'not met'}); p99 added ${addedP99Ms} ms`,
         'three processes per call path (client, proxy, upstream); medians over rounds that alternate the two proxies',
+        ...(cpu.ours.length > 0 && cpu.plain.length > 0 ? [`proxy process CPU per sequential call (user + system, /proc): atc ${cpuOurs} µs, plain ${cpuPlain} µs`] : []),
       ],
     };
   } finally {
