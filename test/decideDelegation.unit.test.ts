@@ -1,4 +1,6 @@
-import { limits, shardGet, type Command, type Narrowing } from '../src';
+import type { Command, Narrowing } from '../src/domain/commands';
+import { limits } from '../src/domain/limits';
+import { shardGet } from '../src/domain/shardedMap';
 import { admit, given, issueCommand, payloads, registerNotes, registerRead, T0 } from './support/given';
 
 const attenuate = (narrowing: Narrowing, overrides: Partial<Extract<Command, { type: 'attenuate' }>> = {}): Command => ({

@@ -1,4 +1,7 @@
-import { evolve, sealEvent, shardGet, type EventPayload } from '../src';
+import { sealEvent } from '../src/domain/chain';
+import type { EventPayload } from '../src/domain/events';
+import { evolve } from '../src/domain/evolve';
+import { shardGet } from '../src/domain/shardedMap';
 import { admit, given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 
 function unfrozenPaths(value: unknown, path = 'state', found: string[] = []): string[] {

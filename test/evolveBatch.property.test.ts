@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { decide, evolve, initialState, sealEvent, shardGet, type Command, type LedgerEvent, type LedgerState } from '../src';
+import { sealEvent } from '../src/domain/chain';
+import type { Command } from '../src/domain/commands';
+import { decide } from '../src/domain/decide';
+import type { LedgerEvent } from '../src/domain/events';
+import { evolve } from '../src/domain/evolve';
+import { shardGet } from '../src/domain/shardedMap';
+import { initialState, type LedgerState } from '../src/domain/state';
 import { evolveBatch } from '../src/domain/evolveBatch';
 import { TransientState } from '../src/domain/transientState';
 

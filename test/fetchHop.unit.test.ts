@@ -1,4 +1,6 @@
-import { sealEvent, verify, type EventPayload, type LedgerEvent } from '../src';
+import { sealEvent } from '../src/domain/chain';
+import type { EventPayload, LedgerEvent } from '../src/domain/events';
+import { verify } from '../src/verification/verify';
 import { hopDecision } from '../src/domain/fetchHop';
 import { admit, given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 

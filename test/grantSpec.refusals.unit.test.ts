@@ -1,4 +1,7 @@
-import { decide, limits, type Command, type GrantScope } from '../src';
+import type { Command } from '../src/domain/commands';
+import { decide } from '../src/domain/decide';
+import type { GrantScope } from '../src/domain/events';
+import { limits } from '../src/domain/limits';
 import { given, issueCommand, registerNotes, registerRead, T0 } from './support/given';
 
 // Every refusal of a grant scope, one rule per row: decide refuses it `invalid_grant` with a message

@@ -1,4 +1,5 @@
-import { checkResources, isCanonicalResource, isCanonicalScope, limits, scopeCovers } from '../src';
+import { limits } from '../src/domain/limits';
+import { checkResources, isCanonicalResource, isCanonicalScope, scopeCovers } from '../src/domain/resources';
 
 // Byte and count limits of resources at their edges, for every UTF-8 width; and scopes in union.
 

@@ -1,4 +1,4 @@
-import { checkResources, isCanonicalResource, isCanonicalScope, scopeCovers } from '../src';
+import { checkResources, isCanonicalResource, isCanonicalScope, scopeCovers } from '../src/domain/resources';
 
 const scopes = ['notes:/drafts/'];
 

@@ -1,4 +1,4 @@
-import { eventHash, sealEvent } from '../src';
+import { eventHash, sealEvent } from '../src/domain/chain';
 import { admit, given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 
 describe('sealEvent', () => {

@@ -1,4 +1,5 @@
-import { genesisHash, verify, type LedgerEvent } from '../src';
+import { genesisHash, type LedgerEvent } from '../src/domain/events';
+import { verify } from '../src/verification/verify';
 import { duplicateCallMessage, hashProblemMessage } from '../src/verification/verify';
 import { admit, given, issueCommand, registerNotes, T0 } from './support/given';
 import { rehash, reseal } from './support/sealedLog';

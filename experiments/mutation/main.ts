@@ -3,21 +3,24 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { machine, revision } from '../bench/machine';
 import { condense, isStrykerReport, rescore, total, type Counts, type FileResult, type Survivor } from './condense';
+import { isTestSets, runsFor, type TestRun, type TestSets } from './testSets';
 
 /**
  * `npm run mutation [-- options]`: runs Stryker (stryker.config.json) and condenses its JSON report.
  *
- *   (no options)            every file of src/domain, src/verification and src/tools; replaces results/mutation.json
- *   --files <f> [<f> …]     only these files; merges them into results/mutation.json (each file keeps its commit)
+ *   (no options)            every group of experiments/mutation/testSets.json, one Stryker run each; replaces results/mutation.json
+ *   --files <f> [<f> …]     only these files, each with its group's tests; merges them into results/mutation.json (each file keeps its commit)
  *   --quick <file>          one file; writes build/mutation/quick.json, leaves results/ alone
  *   --merge <results.json>  no run: merges the files of another results file (say a quick run's) into results/mutation.json
- *   --tests <glob> [<glob> …]  jest testMatch for this run instead of stryker.config.json's (recorded in the run)
+ *   --group <name>          the files of one group of testSets.json (same as --files with its files)
+ *   --tests <glob> [<glob> …]  one run with this jest testMatch instead of the groups' tests (recorded in the run)
  *   --min <percent>         exit 1 when the score of what was run is below this
  *   --concurrency <n>       Stryker's processes, one of them the type checker (default: stryker.config.json's)
  */
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const resultsFile = path.join(root, 'results', 'mutation.json');
+const testSetsFile = path.join(root, 'experiments', 'mutation', 'testSets.json');
 // Per process, so that two runs (say, two --files runs on different files) do not share a sandbox or a report.
 const runDir = path.join(root, 'build', 'mutation');
 const reportFile = path.join(runDir, `report-${process.pid}.json`);
@@ -31,6 +34,9 @@ interface Run {
   readonly durationSeconds: number;
   readonly concurrency: number;
   readonly loadAverageAtStart: readonly number[];
+  readonly loadAverageAtEnd?: readonly number[];
+  /** The group of testSets.json whose tests ran (or '(--tests)'). */
+  readonly group?: string;
   readonly mutate: readonly string[];
   /** jest testMatch of the run: which tests could kill a mutant. */
   readonly tests: readonly string[];
@@ -64,6 +70,13 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg === '--files') mode = 'files';
     else if (arg === '--merge') mode = 'merge';
     else if (arg === '--tests') tests = [];
+    else if (arg === '--group') {
+      mode = 'files';
+      const name = argv[++i];
+      const group = testSets().groups.find((g) => g.name === name);
+      if (group === undefined) throw new Error(`no group ${name ?? '(none)'} in ${path.relative(root, testSetsFile)}`);
+      files.push(...group.mutate);
+    }
     else if (arg === '--min') min = Number(argv[++i]);
     else if (arg === '--concurrency') concurrency = Number(argv[++i]);
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
@@ -84,11 +97,19 @@ function strykerConfig(): Record<string, unknown> & { jest: { config: Record<str
   return JSON.parse(readFileSync(path.join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown> & { jest: { config: Record<string, unknown> } };
 }
 
+function testSets(): TestSets {
+  const parsed: unknown = JSON.parse(readFileSync(testSetsFile, 'utf8'));
+  if (!isTestSets(parsed)) throw new Error(`${testSetsFile} is not a test-set map`);
+  return parsed;
+}
+
 function runStryker(mutate: readonly string[], concurrency: number, tests: readonly string[]): void {
   const bin = path.join(root, 'node_modules', '.bin', 'stryker');
   const config = strykerConfig();
   mkdirSync(runDir, { recursive: true });
-  const jest = { ...config.jest, config: { ...config.jest.config, testMatch: tests } };
+  // testSets.json names files from the repository root; jest matches testMatch against absolute paths.
+  const testMatch = tests.map((t) => (t.startsWith('**/') || t.startsWith('<rootDir>') ? t : `<rootDir>/${t}`));
+  const jest = { ...config.jest, config: { ...config.jest.config, testMatch } };
   writeFileSync(configFile, JSON.stringify({ ...config, $schema: undefined, jest, tempDirName: `.stryker-tmp/run-${process.pid}`, jsonReporter: { fileName: path.relative(root, reportFile) } }, null, 2));
   const args = ['run', path.relative(root, configFile), '--concurrency', String(concurrency), ...(mutate.length > 0 ? ['--mutate', mutate.join(',')] : [])];
   const result = spawnSync(bin, args, { cwd: root, stdio: 'inherit' });
@@ -139,18 +160,25 @@ function main(): number {
     printSummary(from.files);
     return 0;
   }
-  const tests = testsOption ?? (strykerConfig().jest.config.testMatch as string[]);
   const { commit, dirty } = revision();
-  const startedAt = new Date();
-  const loadAverageAtStart = machine().loadAverageAtStart;
-  runStryker(files, concurrency, tests);
-  const condensed = readReport();
-  const run: Run = { commit, dirty, startedAt: startedAt.toISOString(), durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000), concurrency, loadAverageAtStart, mutate: files.length > 0 ? files : ['(stryker.config.json mutate)'], tests };
-  const measured = build([run], condensed.files.map((f) => ({ ...f, commit })), condensed.survivors);
-  if (mode === 'quick') writeResults(path.join(runDir, 'quick.json'), measured);
-  else if (mode === 'files' && existsSync(resultsFile)) writeResults(resultsFile, merge(readResults(resultsFile), measured));
-  else writeResults(resultsFile, measured);
-  printSummary(condensed.files);
+  const plan: readonly TestRun[] = testsOption !== undefined ? [{ name: '(--tests)', mutate: files, tests: testsOption }] : runsFor(testSets(), mode === 'full' ? undefined : files);
+  let results: Results | undefined = mode === 'files' && existsSync(resultsFile) ? readResults(resultsFile) : undefined;
+  const measuredFiles: FileResult[] = [];
+  for (const step of plan) {
+    const startedAt = new Date();
+    const loadAverageAtStart = machine().loadAverageAtStart;
+    console.log(`mutation: group ${step.name}: ${step.mutate.length} files, ${step.tests.length} test files (load ${loadAverageAtStart.join(' ')})`);
+    runStryker(step.mutate, concurrency, step.tests);
+    const condensed = readReport();
+    const run: Run = { commit, dirty, startedAt: startedAt.toISOString(), durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000), concurrency, loadAverageAtStart, loadAverageAtEnd: machine().loadAverageAtStart, group: step.name, mutate: step.mutate.length > 0 ? step.mutate : ['(stryker.config.json mutate)'], tests: step.tests };
+    const measured = build([run], condensed.files.map((f) => ({ ...f, commit })), condensed.survivors);
+    results = results === undefined ? measured : merge(results, measured);
+    // Written after every group, so that a long run that is stopped keeps what it finished.
+    writeResults(mode === 'quick' ? path.join(runDir, 'quick.json') : resultsFile, results);
+    measuredFiles.push(...condensed.files);
+    printSummary(condensed.files);
+  }
+  const condensed = { files: measuredFiles };
   const score = total(condensed.files, coreGroups.all).score;
   if (min !== undefined && (score === null || score < min)) {
     console.error(`mutation score ${score ?? '-'}% is below --min ${min}%`);

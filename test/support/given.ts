@@ -1,4 +1,9 @@
-import { decide, evolve, initialState, sealEvent, type Command, type EventPayload, type LedgerEvent, type LedgerState } from '../../src';
+import { sealEvent } from '../../src/domain/chain';
+import type { Command } from '../../src/domain/commands';
+import { decide } from '../../src/domain/decide';
+import type { EventPayload, LedgerEvent } from '../../src/domain/events';
+import { evolve } from '../../src/domain/evolve';
+import { initialState, type LedgerState } from '../../src/domain/state';
 
 /**
  * given(commands…).when(command).then(…): the decider's tests, emmett-style, over pure functions.

@@ -1,4 +1,5 @@
-import { eventHash, genesisHash, type LedgerEvent } from '../../src';
+import { eventHash } from '../../src/domain/chain';
+import { genesisHash, type LedgerEvent } from '../../src/domain/events';
 
 /**
  * Re-seals events from index `from` on (seq, prevHash and hash), as a forger who can rewrite the
