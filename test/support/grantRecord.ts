@@ -2,7 +2,9 @@ import type { GrantBudget, GrantScope } from '../../src/domain/events';
 import type { GrantRecord } from '../../src/domain/state';
 
 /** A grant record as evolve would hold it, for tests of the decider's helpers (no ledger, no log). */
-export function grantRecord(overrides: Partial<GrantRecord> & { budget?: Partial<GrantBudget>; scope?: Partial<GrantScope> } = {}): GrantRecord {
+export type GrantRecordOverrides = Omit<Partial<GrantRecord>, 'scope'> & { budget?: Partial<GrantBudget>; scope?: Partial<GrantScope> };
+
+export function grantRecord(overrides: GrantRecordOverrides = {}): GrantRecord {
   const { budget, scope, ...record } = overrides;
   return {
     grantId: 'g',
