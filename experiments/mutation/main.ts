@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { machine, revision } from '../bench/machine';
 import { condense, isStrykerReport, rescore, total, type Counts, type FileResult, type Survivor } from './condense';
@@ -112,7 +112,11 @@ function runStryker(mutate: readonly string[], concurrency: number, tests: reado
   const jest = { ...config.jest, config: { ...config.jest.config, testMatch } };
   writeFileSync(configFile, JSON.stringify({ ...config, $schema: undefined, jest, tempDirName: `.stryker-tmp/run-${process.pid}`, jsonReporter: { fileName: path.relative(root, reportFile) } }, null, 2));
   const args = ['run', path.relative(root, configFile), '--concurrency', String(concurrency), ...(mutate.length > 0 ? ['--mutate', mutate.join(',')] : [])];
-  const result = spawnSync(bin, args, { cwd: root, stdio: 'inherit' });
+  // Where the dry run records which mutants each test file reaches (test/support/mutationSetup.ts,
+  // mutationSequencer.cjs); a fresh file per run.
+  const coverageFile = path.join(runDir, `coverage-${process.pid}.jsonl`);
+  rmSync(coverageFile, { force: true });
+  const result = spawnSync(bin, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ATC_MUTATION_COVERAGE_FILE: coverageFile } });
   if (result.status !== 0) throw new Error(`stryker exited with ${result.status ?? result.signal}`);
 }
 
