@@ -11,6 +11,10 @@ describe('decide: registerTool', () => {
     expect(given().when(register(tool, { type: 'object' }))).toEqual({ ok: false, code: 'invalid_tool', message: `tool name must match ${toolNamePattern}` });
   });
 
+  it.each([['a number', 5], ['an object whose text is a valid name', { toString: () => 'notes.write' }], ['null', null]])('refuses a tool name that is %s as invalid_tool, not registering its text', (_rule, tool) => {
+    expect(given().when(register(tool as unknown as string, { type: 'object' }))).toEqual({ ok: false, code: 'invalid_tool', message: `tool name must match ${toolNamePattern}` });
+  });
+
   it('accepts a name of 128 characters, upper and lower case', () => {
     expect(given().when(register(`A${'b'.repeat(127)}`, { type: 'object' })).ok).toBe(true);
   });

@@ -160,7 +160,8 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
 }
 
 function decideRegisterTool(state: LedgerState, command: RegisterToolCommand): Decision {
-  if (!toolNamePattern.test(command.tool)) return refuse('invalid_tool', `tool name must match ${toolNamePattern}`);
+  // `test` would read a number or an object by its text (5 → '5'): decide is public, so check the type too.
+  if (typeof command.tool !== 'string' || !toolNamePattern.test(command.tool)) return refuse('invalid_tool', `tool name must match ${toolNamePattern}`);
   if (command.inputSchema === null || typeof command.inputSchema !== 'object' || Array.isArray(command.inputSchema)) {
     return refuse('invalid_tool', 'inputSchema must be a JSON Schema object');
   }
