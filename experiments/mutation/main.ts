@@ -164,11 +164,12 @@ function main(): number {
     printSummary(from.files);
     return 0;
   }
-  const { commit, dirty } = revision();
   const plan: readonly TestRun[] = testsOption !== undefined ? [{ name: '(--tests)', mutate: files, tests: testsOption }] : runsFor(testSets(), mode === 'full' ? undefined : files);
   let results: Results | undefined = mode === 'files' && existsSync(resultsFile) ? readResults(resultsFile) : undefined;
   const measuredFiles: FileResult[] = [];
   for (const step of plan) {
+    // Per group: each Stryker run copies the tree as it is when the run starts.
+    const { commit, dirty } = revision();
     const startedAt = new Date();
     const loadAverageAtStart = machine().loadAverageAtStart;
     console.log(`mutation: group ${step.name}: ${step.mutate.length} files, ${step.tests.length} test files (load ${loadAverageAtStart.join(' ')})`);

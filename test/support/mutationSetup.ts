@@ -1,12 +1,16 @@
-import fc from 'fast-check';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 
 // Loaded only by mutation runs (stryker.config.json, jest.config.setupFilesAfterEnv).
 
 // A property that fails kills the mutant at its first counterexample; shrinking it would only make
 // the report nicer and cost up to thousands of further runs per killed mutant. Whether a mutant is
-// killed is unchanged.
-fc.configureGlobal({ endOnFailure: true });
+// killed is unchanged. Only for test files that use fast-check: loading it costs about as much as
+// loading the decider, for every test file of every mutant run.
+const testPath = expect.getState().testPath;
+if (testPath !== undefined && readFileSync(testPath, 'utf8').includes("from 'fast-check'")) {
+  // require, not import: the same module instance as the test file's, and only when it is used.
+  (require('fast-check') as typeof import('fast-check')).configureGlobal({ endOnFailure: true });
+}
 
 // During Stryker's dry run (no active mutant), record which mutants this file's tests reach, from
 // Stryker's own per-test coverage, for mutationSequencer.cjs to skip loading the other files.
@@ -23,7 +27,6 @@ if (coverageFile !== undefined && process.env.__STRYKER_ACTIVE_MUTANT__ === unde
     if (hits !== undefined) for (const id of Object.keys(hits)) reached.add(id);
   });
   afterAll(() => {
-    const testPath = expect.getState().testPath;
     if (testPath === undefined) return;
     appendFileSync(coverageFile, `${JSON.stringify({ testFile: testPath, mutants: [...reached] })}\n`);
   });
