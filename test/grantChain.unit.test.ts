@@ -55,6 +55,12 @@ describe('chainAuthority', () => {
     expect(chainAuthority(state, 'child', 15)).toMatchObject({ ok: true });
   });
 
+  it('lets a child act from its ancestor’s notBefore on (inclusive), as the grant’s own', () => {
+    const state = stateOf([root(window(10, 20)), child(window(0, 100))]);
+    expect(chainAuthority(state, 'child', 10)).toMatchObject({ ok: true });
+    expect(chainAuthority(state, 'child', 9)).toMatchObject({ ok: false, reason: 'not_yet_valid' });
+  });
+
   it('ranks revoked over not_yet_valid over expired across the chain', () => {
     expect(chainAuthority(stateOf([root({ revoked: true }), child(window(0, 1))]), 'child', 5)).toMatchObject({ reason: 'revoked' });
     expect(chainAuthority(stateOf([root(window(0, 1)), child({ revoked: true })]), 'child', 5)).toMatchObject({ reason: 'revoked' });
