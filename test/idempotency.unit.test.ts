@@ -82,6 +82,17 @@ describe('canBindKey', () => {
     expect(canBindKey(maps.keyQueues, maps.keyOrder, 'g', 500, 2)).toBe(true);
   });
 
+  it('counts the live positions of a queue whose front has been evicted (next − first)', () => {
+    const maps = emptyMaps();
+    bind(maps, admitted('c1', 0, 50, { keyDigest: digest('1') }));
+    bind(maps, admitted('c2', 0, 60, { keyDigest: digest('2') }));
+    bind(maps, admitted('c3', 0, 500, { keyDigest: digest('3') }));
+    bind(maps, admitted('c4', 100, 600, { keyDigest: digest('4') }));
+    expect(shardGet(maps.keyQueues, 'g')).toEqual({ first: 2, next: 4 });
+    expect(canBindKey(maps.keyQueues, maps.keyOrder, 'g', 100, 3)).toBe(true);
+    expect(canBindKey(maps.keyQueues, maps.keyOrder, 'g', 100, 2)).toBe(false);
+  });
+
   it('refuses a full tree whose oldest position has no entry', () => {
     const maps = queueOf(1, 500);
     const order = shardWithout(maps.keyOrder, orderKey('g', 0));

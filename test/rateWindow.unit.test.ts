@@ -79,6 +79,14 @@ describe('admissionsInWindow', () => {
     expect(admissionsInWindow(times, { calls: 2, windowMs: 100 }, 1_000)).toBe(2);
   });
 
+  it('skips dropped times in the first chunk only', () => {
+    const ats = Array.from({ length: 45 }, (_, i) => 1_000 + i);
+    const times = timesOf(40, ...ats);
+    expect(times.skip).toBe(5);
+    expect(times.chunks).toHaveLength(2);
+    expect(admissionsInWindow(times, { calls: 40, windowMs: 1_000 }, 1_044)).toBe(40);
+  });
+
   it('counts times in every chunk', () => {
     const ats = Array.from({ length: 40 }, (_, i) => 1_000 + i);
     expect(admissionsInWindow(timesOf(100, ...ats), { calls: 100, windowMs: 1_000 }, 1_040)).toBe(40);
@@ -117,6 +125,13 @@ describe('rateWait', () => {
 
   it('looks only at the kept (last `calls`) admissions', () => {
     expect(rateWait(rated({ calls: 2, windowMs: 100 }, 100, 960, 980), 1_000)).toBe(60);
+  });
+
+  it('takes the oldest kept time, not the first, when the clock stepped back (every chunk past the first read whole)', () => {
+    const ats = [...Array.from({ length: 32 }, (_, i) => 1_000 + i), 900, 900, 900, 900, 900, ...Array.from({ length: 8 }, (_, i) => 1_040 + i)];
+    const grant = rated({ calls: 40, windowMs: 1_000 }, ...ats);
+    expect(grant.admissions?.skip).toBe(5);
+    expect(rateWait(grant, 1_500)).toBe(400);
   });
 
   it('finds the oldest admission in a later chunk', () => {
