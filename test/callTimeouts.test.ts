@@ -1,8 +1,9 @@
-import { createLedger, memoryStore, openLedger, replay, sealEvent, sqliteStore, verify, type EventStore, type Ledger, type LedgerEvent, type EventOf } from '../src';
+import { createLedger, memoryStore, openLedger, replay, sqliteStore, verify, type EventStore, type Ledger, type LedgerEvent, type EventOf } from '../src';
 import { given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 import { manualClock } from './support/fixtures';
 import { AsyncMemoryStore } from './support/asyncMemoryStore';
 import { sqliteTempDir } from './support/sqliteFiles';
+import { reseal } from './support/sealedLog';
 
 /** Timers driven by the test: nothing fires until `fire()` runs what is scheduled now. */
 function manualTimers(): { setTimer: (callback: () => void, delayMs: number) => () => void; fire: () => number; readonly delays: number[]; pending: () => number } {
@@ -158,17 +159,9 @@ describe('call timeouts: attenuation', () => {
   });
 });
 
-/** The log with `edit` applied to each event, re-sealed so that only the decision check can object. */
+/** The log with `edit` applied to each event (a JSON copy: undefined fields dropped), re-sealed so that only the decision check can object. */
 function resealedWith(events: readonly LedgerEvent[], edit: (e: LedgerEvent) => LedgerEvent): LedgerEvent[] {
-  const out: LedgerEvent[] = [];
-  let head = { seq: 0, hash: '0'.repeat(64) };
-  for (const e of events) {
-    const { seq: _s, at, prevHash: _p, hash: _h, ...payload } = JSON.parse(JSON.stringify(edit(e))) as LedgerEvent;
-    const sealed = sealEvent(payload as never, at, head);
-    out.push(sealed);
-    head = { seq: sealed.seq, hash: sealed.hash };
-  }
-  return out;
+  return reseal(events.map((e) => JSON.parse(JSON.stringify(edit(e))) as LedgerEvent));
 }
 
 describe('call timeouts: the ledger', () => {

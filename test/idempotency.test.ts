@@ -2,6 +2,7 @@ import { createLedger, decide, evolve, limits, memoryStore, replay, sealEvent, s
 import { given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 import { manualClock } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
+import { reseal } from './support/sealedLog';
 
 const hex = (c: string): string => c.repeat(64);
 const keyed = (keyDigest: string, argsDigest: string, expiresAt = T0 + 10_000, keysMax: number = limits.idempotencyKeysPerTreeMax) => ({ keyDigest, argsDigest, expiresAt, keysMax });
@@ -125,17 +126,9 @@ function shardBindings(state: LedgerState): { callId: string; status: string }[]
   return Array.from(shardValues(state.keyBindings));
 }
 
-/** The log with `edit` applied to each event, re-sealed so that only the decision check can object. */
+/** The log with `edit` applied to each event (a JSON copy: undefined fields dropped), re-sealed so that only the decision check can object. */
 function resealedWith(events: readonly LedgerEvent[], edit: (e: LedgerEvent) => LedgerEvent): LedgerEvent[] {
-  const out: LedgerEvent[] = [];
-  let head = { seq: 0, hash: '0'.repeat(64) };
-  for (const e of events) {
-    const { seq: _s, at, prevHash: _p, hash: _h, ...payload } = JSON.parse(JSON.stringify(edit(e))) as LedgerEvent;
-    const sealed = sealEvent(payload as never, at, head);
-    out.push(sealed);
-    head = { seq: sealed.seq, hash: sealed.hash };
-  }
-  return out;
+  return reseal(events.map((e) => JSON.parse(JSON.stringify(edit(e))) as LedgerEvent));
 }
 
 const hour = 3_600_000;
