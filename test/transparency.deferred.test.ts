@@ -1,18 +1,21 @@
 // The checkpoint publisher integrates committed events into its tree off the commit path: the
 // commit only queues them; a scheduled integration (default setImmediate) hashes them in log order
 // and signs each checkpoint that falls due; every read of the tree integrates the queue first; a
-// queue that reaches integrationQueueMax is integrated at once.
+// queue that reaches integrationQueueMax is integrated at once. By default the integration is batched:
+// one unref'd timer per integrationDelayMs, brought forward to setImmediate when a checkpoint is due.
 import { createHash } from 'node:crypto';
 import { createLedger, type Ledger, type LedgerEvent } from '../src';
 import {
   checkpointPublisher,
   generateSignerKey,
+  integrationDelayMs,
   integrationQueueMax,
   merkleHasher,
   nodeCrypto,
   rootOfEventHashes,
   type CheckpointPublisher,
   type PublishedCheckpoint,
+  type TransparencySigner,
 } from '../src/transparency';
 
 const hour = 3_600_000;
@@ -160,5 +163,59 @@ describe('deferred integration of committed events', () => {
 
   test('a schedule that is not a function is refused', () => {
     expect(() => checkpointPublisher({ key, everyEvents: 1, sink: () => undefined, schedule: 5 as unknown as () => void })).toThrow(/schedule must be a function/);
+  });
+});
+
+describe('the default schedule: integration in batches', () => {
+  afterEach(() => jest.useRealTimers());
+
+  /** A bare publisher on the default schedule that counts its tree hashes: integration shows without reading the tree. */
+  function counted(everyEvents: number): { publisher: CheckpointPublisher; published: PublishedCheckpoint[]; hashes: () => number; event: (i: number) => LedgerEvent } {
+    let hashes = 0;
+    const into = nodeCrypto.sha256Into as NonNullable<TransparencySigner['sha256Into']>;
+    const crypto: TransparencySigner = { ...nodeCrypto, sha256Into: (data, out, at) => void (hashes++, into(data, out, at)) };
+    const published: PublishedCheckpoint[] = [];
+    const publisher = checkpointPublisher({ key, everyEvents, crypto, sink: (p) => void published.push(p) });
+    publisher.open({ head: { seq: 0, hash: '' }, snapshot: undefined, hashes: () => [] });
+    const event = (i: number): LedgerEvent => ({ hash: createHash('sha256').update(`event ${i}`).digest('hex') }) as LedgerEvent;
+    return { publisher, published, hashes: () => hashes, event };
+  }
+
+  test('commits that make no checkpoint due share one timer and are integrated together integrationDelayMs after the first', () => {
+    jest.useFakeTimers();
+    const { publisher, hashes, event } = counted(1_000);
+    for (let i = 0; i < 100; i++) publisher.appended([event(i)]);
+    expect(jest.getTimerCount()).toBe(1);
+    jest.advanceTimersByTime(integrationDelayMs - 1);
+    expect(hashes()).toBe(0);
+    jest.advanceTimersByTime(1);
+    expect(hashes()).toBe(100 + 97); // a leaf hash each, and one merge per trailing one bit: 100 − popcount(100)
+    expect(jest.getTimerCount()).toBe(0);
+    publisher.appended([event(100)]); // the next commit arms the next timer
+    expect(jest.getTimerCount()).toBe(1);
+    expect(publisher.tree().size).toBe(101);
+  });
+
+  test('a commit that makes a checkpoint due has it integrated and signed on the next turn of the event loop, not a timer later', () => {
+    jest.useFakeTimers();
+    const { publisher, published, hashes, event } = counted(10);
+    for (let i = 0; i < 9; i++) publisher.appended([event(i)]);
+    jest.advanceTimersByTime(0);
+    expect(hashes()).toBe(0);
+    publisher.appended([event(9)]);
+    jest.advanceTimersByTime(0); // setImmediate's turn
+    expect(published.map((p) => p.checkpoint.size)).toEqual([10]);
+    const expected = rootOfEventHashes(hasher, Array.from({ length: 10 }, (_, i) => event(i).hash));
+    expect(hex(published[0]?.checkpoint.root as Uint8Array)).toBe(hex(expected.root));
+  });
+
+  test('close cancels the batching timer and integrates (and publishes) what was queued', () => {
+    jest.useFakeTimers();
+    const { publisher, published, event } = counted(1_000);
+    for (let i = 0; i < 5; i++) publisher.appended([event(i)]);
+    expect(jest.getTimerCount()).toBe(1);
+    publisher.close();
+    expect(jest.getTimerCount()).toBe(0);
+    expect(published.map((p) => p.checkpoint.size)).toEqual([5]);
   });
 });

@@ -5,13 +5,13 @@ import { equalBytes } from './bytes';
 import { formatCheckpointBody, parseCheckpointBody, verifyCheckpoint, type Checkpoint } from './checkpoint';
 import { CompactFrontier, type FrontierJson } from './compactFrontier';
 import type { TransparencySigner } from './crypto';
-import { eventLeaf, eventLeafInto } from './eventLeaves';
+import { eventLeafInto } from './eventLeaves';
 import { merkleHasher, type MerkleHasher } from './merkleHasher';
 import { nodeCrypto } from './nodeCrypto';
 import { parseSignerKey, parseVerifierKey, signNote, verifierKeyOf, type SignerKey, type VerifierKey } from './noteKeys';
 import { consistencyProof, verifyConsistency } from './proofs';
 import type { CheckpointSink, PublishedCheckpoint } from './checkpointSink';
-import { SubtreesSince } from './subtreesSince';
+import { ConsistencyTail } from './consistencyTail';
 
 export interface CheckpointPublisherOptions {
   /** The log's signer key (`PRIVATE+KEY+<origin>+…`, as `atc keygen` writes it); its name is the origin. */
@@ -37,14 +37,21 @@ export interface CheckpointPublisherOptions {
   readonly crypto?: TransparencySigner;
   /**
    * Runs the integration of committed events into the tree later, off the commit path (as
-   * transparency logs sequence entries first and integrate them after). Default: setImmediate.
+   * transparency logs sequence entries first and integrate them after): called with the
+   * integration once per run of queued batches, which it must call once, whenever it likes.
    * `(integrate) => integrate()` integrates on the commit path itself. Tests inject it.
+   * Default: batched, on an unref'd timer `integrationDelayMs` after the first queued batch, and on
+   * setImmediate as soon as the queued events make a checkpoint due.
    */
   readonly schedule?: (integrate: () => void) => void;
 }
 
-/** Leaves appended since the last checkpoint; reaching it forces one (their subtrees: about 64 MB). */
-export const checkpointTailMax = 1_000_000;
+/**
+ * How long committed events wait for integration by default when no checkpoint is due (ms): the
+ * integration runs in batches of whatever was committed meanwhile, not once per call. Reads of the
+ * tree, a due checkpoint, a full queue and close integrate sooner.
+ */
+export const integrationDelayMs = 20;
 
 /**
  * Committed events waiting for integration; reaching it integrates them at once, on the commit path.
@@ -70,12 +77,13 @@ interface SavedState {
 /**
  * A LogFollower that keeps the log's RFC 9162 tree as a compact frontier (O(log n) per event) and
  * publishes signed C2SP checkpoints. Before signing it proves the new tree consistent with the
- * checkpoint it signed before (RFC 9162 consistency proof from that checkpoint's frontier and the
- * leaves appended since) and refuses to sign otherwise. On open it checks the log against every
+ * checkpoint it signed before (RFC 9162 consistency proof from that checkpoint's frontier, the head's
+ * and the O(log n) subtrees recorded since: ConsistencyTail) and refuses to sign otherwise. On open it checks the log against every
  * checkpoint it knows of (the configured one, the sink's latest, the one saved with the snapshot).
  *
  * Committed events are only queued on the commit path (`appended`) and integrated into the tree
- * later (`schedule`, default setImmediate), batch by batch in log order, each checkpoint signed when
+ * later (`schedule`; by default in batches on a short unref'd timer, or on setImmediate once a
+ * checkpoint is due), batch by batch in log order, each checkpoint signed when
  * the integration reaches it: a checkpoint covers exactly the integrated prefix. Whatever reads the
  * tree (tree, latest, snapshotText, publishIfGrown, close) integrates the queue first.
  */
@@ -86,9 +94,9 @@ export class CheckpointPublisher implements LogFollower {
   private readonly sink: CheckpointSink;
   private readonly onError: (error: Error) => void;
   private head: CompactFrontier;
-  /** The frontier at the last signed checkpoint, and the subtrees appended since (for the next consistency proof). */
+  /** The frontier at the last signed checkpoint, and what the next consistency proof needs after it. */
   private anchor: CompactFrontier | undefined;
-  private tail: SubtreesSince | undefined;
+  private tail: ConsistencyTail | undefined;
   /** The hex-decoded hash of the event being appended (no allocation per event). */
   private readonly leafBytes = new Uint8Array(32);
   private previous: Signed | undefined;
@@ -96,10 +104,21 @@ export class CheckpointPublisher implements LogFollower {
   private queue: (readonly LedgerEvent[])[] = [];
   private queuedEvents = 0;
   private integrating = false;
+  /** A `schedule`d integration not yet run (custom schedule). */
   private integrationScheduled = false;
-  private readonly schedule: (integrate: () => void) => void;
   private readonly scheduledIntegration = (): void => {
     this.integrationScheduled = false;
+    this.integrate();
+  };
+  /** The default schedule: the batching timer, and a setImmediate once a checkpoint is due. */
+  private integrationTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly timedIntegration = (): void => {
+    this.integrationTimer = undefined;
+    this.integrate();
+  };
+  private dueIntegrationScheduled = false;
+  private readonly dueIntegration = (): void => {
+    this.dueIntegrationScheduled = false;
     this.integrate();
   };
   private cancelTimer: (() => void) | undefined;
@@ -123,7 +142,6 @@ export class CheckpointPublisher implements LogFollower {
     this.onError = options.onError ?? ((error) => process.emitWarning(error.message, 'CheckpointPublisher'));
     this.head = new CompactFrontier(this.hasher);
     if (options.schedule !== undefined && typeof options.schedule !== 'function') throw new TypeError('schedule must be a function');
-    this.schedule = options.schedule ?? setImmediate;
   }
 
   /** The verifier key of the log (what auditors need, with the checkpoints). */
@@ -182,9 +200,10 @@ export class CheckpointPublisher implements LogFollower {
       this.previous = { size: largest.size, root: largest.root, note: largest.note };
       this.anchor = largest.frontier;
       // The subtrees since that checkpoint, recorded by replaying its frontier to the head.
-      const tail = new SubtreesSince(this.hasher, largest.size);
+      // What the next consistency proof needs, recorded by replaying that checkpoint's frontier to the head.
+      const tail = new ConsistencyTail(this.hasher, largest.size);
       const replay = largest.frontier.copy();
-      for (const hash of hashes(largest.size, log.head.seq)) replay.appendLeafHash(this.hasher.leaf(eventLeaf(hash)), tail.record);
+      for (const hash of hashes(largest.size, log.head.seq)) replay.appendLeaf(eventLeafInto(hash, this.leafBytes), tail.record);
       this.tail = tail;
     }
     if (this.options.everyMs !== undefined) {
@@ -200,14 +219,27 @@ export class CheckpointPublisher implements LogFollower {
     this.queue.push(events);
     this.queuedEvents += events.length;
     if (this.queuedEvents >= integrationQueueMax) this.integrate();
-    else if (!this.integrationScheduled) {
-      this.integrationScheduled = true;
-      try {
-        this.schedule(this.scheduledIntegration);
-      } catch (error) {
-        this.integrationScheduled = false;
-        this.report(error);
+    else if (this.options.schedule !== undefined) this.scheduleWith(this.options.schedule);
+    else if (this.dueAt(this.head.size + this.queuedEvents)) {
+      // A checkpoint is due: integrate (and sign) on the next turn of the event loop, not a timer later.
+      if (!this.dueIntegrationScheduled) {
+        this.dueIntegrationScheduled = true;
+        setImmediate(this.dueIntegration);
       }
+    } else if (this.integrationTimer === undefined) {
+      this.integrationTimer = setTimeout(this.timedIntegration, integrationDelayMs);
+      this.integrationTimer.unref();
+    }
+  }
+
+  private scheduleWith(schedule: (integrate: () => void) => void): void {
+    if (this.integrationScheduled) return;
+    this.integrationScheduled = true;
+    try {
+      schedule(this.scheduledIntegration);
+    } catch (error) {
+      this.integrationScheduled = false;
+      this.report(error);
     }
   }
 
@@ -240,6 +272,8 @@ export class CheckpointPublisher implements LogFollower {
   close(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    if (this.integrationTimer !== undefined) clearTimeout(this.integrationTimer);
+    this.integrationTimer = undefined;
     this.publishIfGrown();
   }
 
@@ -255,7 +289,7 @@ export class CheckpointPublisher implements LogFollower {
   private integrateBatch(events: readonly LedgerEvent[]): void {
     try {
       const record = this.tail?.record;
-      for (const event of events) this.head.appendLeafHash(this.hasher.leaf(eventLeafInto(event.hash, this.leafBytes)), record);
+      for (const event of events) this.head.appendLeaf(eventLeafInto(event.hash, this.leafBytes), record);
       if (this.due()) this.publishIntegrated();
     } catch (error) {
       this.report(error);
@@ -274,8 +308,12 @@ export class CheckpointPublisher implements LogFollower {
   }
 
   private due(): boolean {
-    const since = this.head.size - (this.previous?.size ?? 0);
-    return (this.options.everyEvents !== undefined && since >= this.options.everyEvents) || (this.tail !== undefined && this.tail.size - this.tail.from >= checkpointTailMax);
+    return this.dueAt(this.head.size);
+  }
+
+  /** Whether a tree of `size` leaves is due for a checkpoint (everyEvents since the last one). */
+  private dueAt(size: number): boolean {
+    return !this.failedClosed && this.options.everyEvents !== undefined && size - (this.previous?.size ?? 0) >= this.options.everyEvents;
   }
 
   private sign(): PublishedCheckpoint {
@@ -295,27 +333,27 @@ export class CheckpointPublisher implements LogFollower {
     const note = signNote(this.crypto, this.key, formatCheckpointBody(checkpoint));
     this.previous = { size, root, note };
     this.anchor = this.head.copy();
-    this.tail = new SubtreesSince(this.hasher, size);
+    this.tail = new ConsistencyTail(this.hasher, size);
     const published: PublishedCheckpoint = { note, checkpoint, previous: previous === undefined ? undefined : { size: previous.size, root: previous.root }, consistencyProof: proof };
     this.sink.publish(published);
     return published;
   }
 
-  /** MTH of a range the consistency proof asks for: a perfect subtree of the anchor, or subtrees of the tail. */
+  /** MTH of a range the consistency proof asks for: a perfect subtree of the anchor, or one after it (the tail). */
   private rangeRoot(start: number, end: number): Uint8Array {
     const anchor = this.anchor as CompactFrontier;
-    const tail = this.tail as SubtreesSince;
+    const tail = this.tail as ConsistencyTail;
     if (end <= anchor.size) {
       const node = anchor.ranges().find((r) => r.start === start && r.end === end);
       if (node === undefined) throw new Error(`no perfect subtree [${start}, ${end}) in the frontier at ${anchor.size}`);
       return node.root;
     }
     if (start < anchor.size) throw new Error(`range [${start}, ${end}) straddles the last checkpoint at ${anchor.size}`);
-    return tail.rangeRoot(start, end);
+    return tail.rangeRoot(start, end, this.head);
   }
 
   private extend(frontier: CompactFrontier, hashes: Iterable<string>): void {
-    for (const hash of hashes) frontier.appendLeafHash(this.hasher.leaf(eventLeaf(hash)));
+    for (const hash of hashes) frontier.appendLeaf(eventLeafInto(hash, this.leafBytes));
   }
 
   private configuredKey(): VerifierKey {

@@ -6,6 +6,11 @@
 export interface TransparencyCrypto {
   /** SHA-256 of `data`; must not keep a reference to `data` (callers reuse scratch buffers). */
   sha256(data: Uint8Array): Uint8Array;
+  /**
+   * SHA-256 of `data` written to `out[at … at + 32)`, allocating no buffer (the tree's hot path: a
+   * hash output per node is most of a native hash's cost). Optional: without it `sha256` is copied.
+   */
+  sha256Into?(data: Uint8Array, out: Uint8Array, at: number): void;
   /** RFC 8032 Ed25519 verification; false (never a throw) for a malformed key or signature. */
   ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
 }

@@ -29,6 +29,6 @@ export { formatCheckpointBody, parseCheckpointBody, verifyCheckpoint, type Check
 export { cosignatureVerifier, cosignerVerifierKey, cosignatureLine } from './cosignature';
 export { formatTlogProof, parseTlogProof, type TlogProof } from './tlogProof';
 // The ledger side (node-only: it signs with node:crypto by default and the file sink writes files).
-export { checkpointPublisher, CheckpointPublisher, checkpointTailMax, integrationQueueMax, type CheckpointPublisherOptions } from './checkpointPublisher';
+export { checkpointPublisher, CheckpointPublisher, integrationDelayMs, integrationQueueMax, type CheckpointPublisherOptions } from './checkpointPublisher';
 export { fileCheckpointSink, type CheckpointSink, type PublishedCheckpoint } from './checkpointSink';
 export { proveEvent, proveEventInTree, verifyEventProof, checkLogAgainstCheckpoint, checkpointOfNote, type ProveEventResult, type VerifyEventProofResult, type CheckLogResult } from './eventProofs';

@@ -4,16 +4,24 @@ import type { TransparencyCrypto } from './crypto';
 export interface MerkleHasher {
   leaf(data: Uint8Array): Uint8Array;
   node(left: Uint8Array, right: Uint8Array): Uint8Array;
+  /** The leaf hash of 32 bytes of data written to `out[at …)`: no allocation (the tree's hot path). */
+  leafInto(data: Uint8Array, out: Uint8Array, at: number): void;
+  /** The node hash of the 32-byte children at `nodes[left …)` and `nodes[right …)`, written to `nodes[at …)`. */
+  nodeInto(nodes: Uint8Array, left: number, right: number, at: number): void;
   readonly emptyRoot: Uint8Array;
 }
 
 export const hashBytes = 32;
 
-/** A hasher over `crypto.sha256` (two scratch buffers: no allocation per node of 32-byte children). */
-export function merkleHasher(crypto: Pick<TransparencyCrypto, 'sha256'>): MerkleHasher {
+/**
+ * A hasher over `crypto.sha256` (two scratch buffers: no input allocated per node of 32-byte
+ * children); `leafInto`/`nodeInto` write through `crypto.sha256Into` when it has one.
+ */
+export function merkleHasher(crypto: Pick<TransparencyCrypto, 'sha256' | 'sha256Into'>): MerkleHasher {
   const nodeScratch = new Uint8Array(1 + 2 * hashBytes);
   nodeScratch[0] = 1;
   const leaf32Scratch = new Uint8Array(1 + hashBytes);
+  const sha256Into = crypto.sha256Into?.bind(crypto) ?? ((data: Uint8Array, out: Uint8Array, at: number) => out.set(crypto.sha256(data), at));
   return {
     leaf(data) {
       const input = data.length === hashBytes ? leaf32Scratch : new Uint8Array(1 + data.length);
@@ -32,6 +40,18 @@ export function merkleHasher(crypto: Pick<TransparencyCrypto, 'sha256'>): Merkle
       input.set(left, 1);
       input.set(right, 1 + left.length);
       return crypto.sha256(input);
+    },
+    leafInto(data, out, at) {
+      if (data.length !== hashBytes) throw new RangeError('leafInto takes 32 bytes of leaf data');
+      leaf32Scratch[0] = 0;
+      leaf32Scratch.set(data, 1);
+      sha256Into(leaf32Scratch, out, at);
+    },
+    nodeInto(nodes, left, right, at) {
+      // Byte loops, not subarray views: a view is an object per node.
+      for (let i = 0; i < hashBytes; i++) nodeScratch[1 + i] = nodes[left + i] as number;
+      for (let i = 0; i < hashBytes; i++) nodeScratch[1 + hashBytes + i] = nodes[right + i] as number;
+      sha256Into(nodeScratch, nodes, at);
     },
     emptyRoot: crypto.sha256(new Uint8Array(0)),
   };

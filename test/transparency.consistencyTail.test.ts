@@ -1,6 +1,7 @@
-// SubtreesSince: the subtrees a checkpoint publisher records after its last checkpoint (from the
-// frontier's merges, no hashing of its own), and the consistency proofs it builds from them,
-// including after a reopen that resumes from a configured checkpoint older than the log's head.
+// ConsistencyTail: the O(log n) subtrees a checkpoint publisher records after its last checkpoint
+// (from the head frontier's merges, no hashing of its own), and the consistency proofs it builds
+// from them with the two frontiers, including after a reopen that resumes from a configured
+// checkpoint older than the log's head.
 import { createHash } from 'node:crypto';
 import { createLedger, sqliteStore, type Ledger } from '../src';
 import {
@@ -15,41 +16,60 @@ import {
   verifyConsistency,
   type PublishedCheckpoint,
 } from '../src/transparency';
-import { SubtreesSince } from '../src/transparency/subtreesSince';
+import { ConsistencyTail } from '../src/transparency/consistencyTail';
 import { sqliteTempDir } from './support/sqliteFiles';
 
 const hasher = merkleHasher(nodeCrypto);
 const leaves = Array.from({ length: 130 }, (_, i) => hasher.leaf(createHash('sha256').update(`leaf ${i}`).digest()));
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-/** A frontier of `from` leaves and the subtrees recorded while it grows to `to`. */
-function grown(from: number, to: number): { frontier: CompactFrontier; anchor: CompactFrontier; tail: SubtreesSince } {
+const datas = Array.from({ length: 130 }, (_, i) => createHash('sha256').update(`leaf ${i}`).digest());
+
+/** A frontier of `from` leaves and the tail recorded while it grows to `to` (by leaf data, as the publisher appends). */
+function grown(from: number, to: number): { frontier: CompactFrontier; anchor: CompactFrontier; tail: ConsistencyTail } {
   const frontier = new CompactFrontier(hasher);
-  for (let i = 0; i < from; i++) frontier.appendLeafHash(leaves[i] as Uint8Array);
+  for (let i = 0; i < from; i++) frontier.appendLeaf(datas[i] as Buffer);
   const anchor = frontier.copy();
-  const tail = new SubtreesSince(hasher, from);
-  for (let i = from; i < to; i++) frontier.appendLeafHash(leaves[i] as Uint8Array, tail.record);
+  const tail = new ConsistencyTail(hasher, from);
+  for (let i = from; i < to; i++) frontier.appendLeaf(datas[i] as Buffer, tail.record);
   return { frontier, anchor, tail };
 }
 
-test('every range after `from` has the root the RFC recursion gives over the leaves', () => {
+test('every range after `from` is answered with the root the RFC recursion gives, or refused: never a wrong root', () => {
   const wrong: string[] = [];
+  let answered = 0;
   for (const from of [0, 1, 3, 5, 8, 13, 32]) {
-    const { tail } = grown(from, from + 67);
+    const { tail, frontier } = grown(from, from + 67);
     for (let start = from; start < tail.size; start++) {
       for (let end = start + 1; end <= tail.size; end++) {
-        if (hex(tail.rangeRoot(start, end)) !== hex(rangeRootOfLeaves(hasher, leaves, start, end))) wrong.push(`${from}:[${start},${end})`);
+        let root: Uint8Array;
+        try {
+          root = tail.rangeRoot(start, end, frontier);
+        } catch (error) {
+          if (!(error instanceof RangeError)) wrong.push(`${from}:[${start},${end}) threw ${String(error)}`);
+          continue;
+        }
+        answered++;
+        if (hex(root) !== hex(rangeRootOfLeaves(hasher, leaves, start, end))) wrong.push(`${from}:[${start},${end})`);
       }
     }
   }
   expect(wrong).toEqual([]);
+  // The ranges it answers are those a proof from `from` can ask for (every one of them: the proofs below).
+  expect(answered).toBeGreaterThan(7);
 });
 
 test('a range before `from`, empty or past the size is refused, never answered wrongly', () => {
-  const { tail } = grown(5, 20);
-  expect(() => tail.rangeRoot(4, 8)).toThrow(RangeError);
-  expect(() => tail.rangeRoot(8, 8)).toThrow(RangeError);
-  expect(() => tail.rangeRoot(8, 21)).toThrow(RangeError);
+  const { tail, frontier } = grown(5, 20);
+  expect(() => tail.rangeRoot(4, 8, frontier)).toThrow(RangeError);
+  expect(() => tail.rangeRoot(8, 8, frontier)).toThrow(RangeError);
+  expect(() => tail.rangeRoot(8, 21, frontier)).toThrow(RangeError);
+});
+
+test('it keeps at most one subtree per height, however far the tree grows past `from`', () => {
+  const { tail } = grown(3, 130);
+  const kept = (tail as unknown as { siblings: (Uint8Array | undefined)[] }).siblings.filter((s) => s !== undefined);
+  expect(kept.length).toBeLessThanOrEqual(Math.ceil(Math.log2(130)) + 1);
 });
 
 test('consistency proofs from every size m to every n ≤ 130, from the anchor frontier and the subtrees since, verify', () => {
@@ -60,7 +80,7 @@ test('consistency proofs from every size m to every n ≤ 130, from the anchor f
     for (let n = m; n <= 130; n += m < 20 ? 1 : 7) {
       const { anchor, tail, frontier } = grown(m, n);
       const ranges = anchor.ranges();
-      const proof = consistencyProof(m, n, (start, end) => (end <= m ? (ranges.find((r) => r.start === start && r.end === end) as { root: Uint8Array }).root : tail.rangeRoot(start, end)));
+      const proof = consistencyProof(m, n, (start, end) => (end <= m ? (ranges.find((r) => r.start === start && r.end === end) as { root: Uint8Array }).root : tail.rangeRoot(start, end, frontier)));
       if (hex(frontier.root()) !== hex(tree.root(n)) || proof.map(hex).join() !== tree.consistencyProof(m, n).map(hex).join() || !verifyConsistency(hasher, m, n, proof, tree.root(m), tree.root(n))) failures.push(`${m}->${n}`);
     }
   }
