@@ -34,6 +34,9 @@ test.each([
       nodes.set(right, 32);
       hasher.nodeInto(nodes, 0, 32, 64);
       expect(hex(nodes.subarray(64))).toBe(sha256(Buffer.concat([Buffer.from([1]), nodes.subarray(0, 32), right])));
+      // Children not adjacent (here: in the other order).
+      hasher.nodeInto(nodes, 32, 0, 64);
+      expect(hex(nodes.subarray(64))).toBe(sha256(Buffer.concat([Buffer.from([1]), right, nodes.subarray(0, 32)])));
       // In place over its own left child (what a frontier merge does).
       const expected = hex(hasher.node(nodes.subarray(0, 32), nodes.subarray(32, 64)));
       hasher.nodeInto(nodes, 0, 32, 0);

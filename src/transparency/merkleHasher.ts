@@ -48,9 +48,12 @@ export function merkleHasher(crypto: Pick<TransparencyCrypto, 'sha256' | 'sha256
       sha256Into(leaf32Scratch, out, at);
     },
     nodeInto(nodes, left, right, at) {
-      // Byte loops, not subarray views: a view is an object per node.
-      for (let i = 0; i < hashBytes; i++) nodeScratch[1 + i] = nodes[left + i] as number;
-      for (let i = 0; i < hashBytes; i++) nodeScratch[1 + hashBytes + i] = nodes[right + i] as number;
+      // A frontier's two children are adjacent: one view and one copy (faster than byte loops).
+      if (right === left + hashBytes) nodeScratch.set(nodes.subarray(left, left + 2 * hashBytes), 1);
+      else {
+        nodeScratch.set(nodes.subarray(left, left + hashBytes), 1);
+        nodeScratch.set(nodes.subarray(right, right + hashBytes), 1 + hashBytes);
+      }
       sha256Into(nodeScratch, nodes, at);
     },
     emptyRoot: crypto.sha256(new Uint8Array(0)),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LedgerEvent, LogFollower } from '../../../src';
+import { sqliteStore, type LedgerEvent, type LogFollower } from '../../../src';
 import {
   checkpointPublisher,
   CompactFrontier,
@@ -20,7 +20,8 @@ import {
 } from '../../../src/transparency';
 import { eventLeafInto } from '../../../src/transparency/eventLeaves';
 import { oursCall, oursLedger } from '../ours';
-import { figures, interleaved, now, quantile, round, type Figures } from '../stats';
+import { figures, now, quantile, round, type Figures } from '../stats';
+import { scratchDir } from '../tmpFiles';
 import type { BenchContext, ScenarioResult } from './types';
 
 /** Times `count` runs of `op` one by one: per-op figures. */
@@ -41,37 +42,57 @@ interface TimedPublisher {
   reset(): void;
   readonly appendedNs: () => number;
   readonly appendedCalls: () => number;
+  readonly appendedEvents: () => number;
   readonly integrationNs: () => number;
 }
 
 /**
- * Wraps a deferred publisher (setImmediate integration) so the time its `appended` takes on the
- * commit path and the time of each scheduled integration are summed (the timer's own cost included:
- * an upper bound).
+ * Times a publisher on its own default schedule (batches on a timer, setImmediate once a checkpoint
+ * is due): the time its `appended` takes on the commit path (queueing and scheduling; an inline
+ * integration at the queue bound included) and the time of every integration run wherever it runs,
+ * each summed with the timer's own cost counted (an upper bound).
  */
-function timedPublisher(make: (schedule: (integrate: () => void) => void) => CheckpointPublisher): TimedPublisher {
+function timedPublisher(publisher: CheckpointPublisher): TimedPublisher {
   let appendedNs = 0;
   let appendedCalls = 0;
+  let appendedEvents = 0;
   let integrationNs = 0;
-  const publisher = make((integrate) =>
-    setImmediate(() => {
-      const t0 = now();
+  let inside = false;
+  const integrate = publisher.integrate.bind(publisher);
+  // The timer's and setImmediate's runs call `this.integrate()`: the instance's own property wins.
+  publisher.integrate = (): void => {
+    if (inside) return integrate();
+    inside = true;
+    const t0 = now();
+    try {
       integrate();
+    } finally {
       integrationNs += now() - t0;
-    }),
-  );
+      inside = false;
+    }
+  };
   const follower: LogFollower = {
     open: (log) => publisher.open(log),
     appended: (events) => {
+      inside = true;
       const t0 = now();
       publisher.appended(events);
       appendedNs += now() - t0;
+      inside = false;
       appendedCalls++;
+      appendedEvents += events.length;
     },
     snapshotText: () => publisher.snapshotText(),
     close: () => publisher.close(),
   };
-  return { follower, reset: () => void (appendedNs = integrationNs = appendedCalls = 0), appendedNs: () => appendedNs, appendedCalls: () => appendedCalls, integrationNs: () => integrationNs };
+  return {
+    follower,
+    reset: () => void (appendedNs = integrationNs = appendedCalls = appendedEvents = 0),
+    appendedNs: () => appendedNs,
+    appendedCalls: () => appendedCalls,
+    appendedEvents: () => appendedEvents,
+    integrationNs: () => integrationNs,
+  };
 }
 
 /** What timing an empty function the way timedPublisher times `appended` costs (ns, median of 5). */
@@ -93,24 +114,24 @@ function timerOverheadNs(): number {
 }
 
 /**
- * Sequential calls as a server gets them: before each call the bench yields to the event loop (as
- * if the request came from I/O), untimed, so work a call scheduled for later runs between calls;
- * each call is timed from invoke to its outcome. Interleaved rounds; CPU (user + system) per call
- * includes what ran in the yields.
+ * Sequential calls in interleaved rounds, each timed from invoke to its outcome, with the CPU (user
+ * + system) of each round. `served`: as a server gets them, the bench yields to the event loop
+ * before each call (as if the request came from I/O), untimed, so work a call scheduled for later
+ * runs between calls (and its CPU counts); otherwise back to back on microtasks.
  */
-async function yieldingRounds(contenders: Record<string, (i: number) => Promise<void>>, rounds: number, perRound: number, warmup: number, beforeTimed: () => void): Promise<{ figures: Record<string, Figures>; cpuNsPerCall: Record<string, number> }> {
+async function cpuRounds(served: boolean, contenders: Record<string, (i: number) => Promise<void>>, rounds: number, perRound: number, warmup: number, beforeTimed: () => void): Promise<{ figures: Record<string, Figures>; cpuNsPerCall: Record<string, number> }> {
   const names = Object.keys(contenders);
   const yieldOnce = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   const run = async (name: string, start: number, count: number, into: Float64Array | undefined): Promise<number> => {
     const op = contenders[name] as (i: number) => Promise<void>;
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < count; i++) {
-      await yieldOnce();
+      if (served) await yieldOnce();
       const t0 = now();
       await op(start + i);
       if (into !== undefined) into[i] = now() - t0;
     }
-    await yieldOnce();
+    if (served) await yieldOnce();
     const cpu = process.cpuUsage(cpu0);
     return (cpu.user + cpu.system) * 1e3;
   };
@@ -153,15 +174,18 @@ function indices(count: number, below: number): number[] {
 
 /**
  * Scenario 11: the transparency tree at 1,000,000 events. (1) The publisher's whole work per appended
- * event (queueing, hex decode, leaf hash, frontier merges, the subtrees recorded for the next
- * consistency proof, and a signed checkpoint with its verified consistency proof every 10,000
+ * event, CPU and wall (queueing, hex decode, leaf hash, frontier merges, the subtrees recorded for the
+ * next consistency proof, and a signed checkpoint with its verified consistency proof every 10,000
  * events), and the bare frontier; (2) admitted calls (in-memory ledger, two events) without
- * transparency, with the default publisher (integration deferred to setImmediate) and with one
+ * transparency, with the default publisher (integration batched on its timer) and with one
  * integrating inline: served one at a time with a yield between (latency, CPU per call, the
- * publisher's commit-path and integration time measured inside the calls), and back to back.
- * (3) Checkpoint signing at 1M. (4) Inclusion proofs at 1M from stored subtrees (MerkleTree): the
- * path alone and the whole tlog-proof text; verification of the path alone and of the whole proof
- * (Ed25519 signature included). (5) Consistency proofs across 1M events.
+ * publisher's commit-path and integration time measured inside the calls), and back to back (CPU
+ * per call: the target's denominator); (2b) durable admitted calls on SQLite (synchronous=FULL),
+ * the second denominator. (3) Checkpoint signing at 1M. (4) Inclusion proofs at 1M from stored
+ * subtrees (MerkleTree): the path alone and the whole tlog-proof text; verification of the path
+ * alone and of the whole proof (Ed25519 signature included). (5) Consistency proofs across 1M events.
+ *
+ * Target (issue 16): the tree's CPU per append ≤ 10 % of the CPU of one admitted in-memory call.
  */
 export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
   const size = ctx.quick ? 100_000 : 1_000_000;
@@ -170,11 +194,13 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
   const key = generateSignerKey(nodeCrypto, 'bench.example/ledger');
   const logKey = verifierKeyOf(key);
 
-  // 1. The publisher's total work per event over `size` events (its integration never scheduled, so
-  // it integrates inline every integrationQueueMax events: queueing, hex decode, leaf hash, frontier
-  // merges, the subtrees kept for the next consistency proof, a signed checkpoint every 10,000), and
-  // the bare frontier (hex decode into a scratch buffer, leaf hash, merges) over the same events: fed
-  // in alternating chunks, so drift in machine load hits both alike; per-chunk medians.
+  // 1. The publisher's total work per event over `size` events, fed one event per `appended` as a
+  // ledger commits them (its integration never scheduled, so it integrates every integrationQueueMax
+  // events, a batch like its timer's: queueing, hex decode, leaf hash, frontier merges, the subtrees
+  // kept for the next consistency proof, a signed checkpoint every 10,000), and the bare frontier
+  // (hex decode into a scratch buffer, leaf hash and merges in place) over the same events: fed in
+  // alternating chunks, so drift in machine load hits both alike; CPU (user + system) and wall time
+  // per chunk, medians over the chunks.
   const events = hashes.map((hash) => ({ hash }) as LedgerEvent);
   const published: PublishedCheckpoint[] = [];
   const publisher = checkpointPublisher({ key, sink: (p) => void published.push(p), everyEvents: 10_000, schedule: () => undefined });
@@ -184,30 +210,43 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
   const chunks = 20;
   const chunk = size / chunks;
   const publisherChunkNs: number[] = [];
+  const publisherChunkCpuNs: number[] = [];
   const frontierChunkNs: number[] = [];
+  const frontierChunkCpuNs: number[] = [];
+  const cpuNs = (since: NodeJS.CpuUsage): number => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) * 1e3;
+  };
   for (let c = 0; c < chunks; c++) {
+    const cpu0 = process.cpuUsage();
     const t0 = now();
     for (let i = c * chunk; i < (c + 1) * chunk; i++) publisher.appended([events[i] as LedgerEvent]);
     publisher.integrate(); // the chunk's last events, inside its time
     publisherChunkNs.push((now() - t0) / chunk);
+    publisherChunkCpuNs.push(cpuNs(cpu0) / chunk);
+    const cpu1 = process.cpuUsage();
     const t1 = now();
-    for (let i = c * chunk; i < (c + 1) * chunk; i++) frontier.appendLeafHash(hasher.leaf(eventLeafInto(hashes[i] as string, scratch)));
+    for (let i = c * chunk; i < (c + 1) * chunk; i++) frontier.appendLeaf(eventLeafInto(hashes[i] as string, scratch));
     frontierChunkNs.push((now() - t1) / chunk);
+    frontierChunkCpuNs.push(cpuNs(cpu1) / chunk);
   }
   const publisherNsPerEvent = median(publisherChunkNs);
+  const publisherCpuNsPerEvent = median(publisherChunkCpuNs);
   const frontierNsPerEvent = median(frontierChunkNs);
+  const frontierCpuNsPerEvent = median(frontierChunkCpuNs);
   if (published.length !== size / 10_000) throw new Error(`the publisher signed ${published.length} checkpoints, not ${size / 10_000}`);
   if (Buffer.from(frontier.root()).toString('hex') !== Buffer.from(publisher.tree().root).toString('hex')) throw new Error('the frontier and the publisher disagree');
-  ctx.log(`  publisher: ${size.toLocaleString('en-US')} events, ${round(publisherNsPerEvent)} ns each in all (median of ${chunks} chunks; ${published.length} checkpoints); frontier alone ${round(frontierNsPerEvent)} ns`);
+  ctx.log(`  publisher: ${size.toLocaleString('en-US')} events, ${round(publisherCpuNsPerEvent)} ns CPU each in all (median of ${chunks} chunks; ${published.length} checkpoints); frontier alone ${round(frontierCpuNsPerEvent)} ns`);
 
-  // 2. Admitted calls (two events each) without transparency, with the default (deferred) publisher,
-  // and with one integrating on the commit path. (a) As a server gets them (a yield to the event loop
-  // before each call, untimed): latency, CPU per call, and the deferred publisher's own time on the
-  // commit path and in its integrations, measured inside the calls. (b) Back to back on microtasks
-  // (the loop never idles, so the deferred publisher integrates inline every integrationQueueMax
-  // events): what the tree costs a saturated ledger.
+  // 2. Admitted calls (two events each) without transparency, with the default publisher (batched
+  // integration) and with one integrating on the commit path. (a) As a server gets them (a yield to
+  // the event loop before each call, untimed): latency, CPU per call, and the default publisher's
+  // own time on the commit path and in its integrations, measured inside the calls. (b) Back to back
+  // on microtasks (the loop never idles: timers do not fire, so the default publisher integrates
+  // inline every integrationQueueMax events): CPU per call, the target's denominator, and what the
+  // tree costs a saturated ledger.
   const plain = await oursLedger();
-  const timedTree = timedPublisher((schedule) => checkpointPublisher({ key, sink: () => undefined, everyEvents: 10_000, schedule }));
+  const timedTree = timedPublisher(checkpointPublisher({ key, sink: () => undefined, everyEvents: 10_000 }));
   const withTree = await oursLedger({ transparency: timedTree.follower });
   const inlineTree = await oursLedger({ transparency: checkpointPublisher({ key, sink: () => undefined, everyEvents: 10_000, schedule: (integrate) => integrate() }) });
   const rounds = ctx.quick ? 4 : 10;
@@ -217,10 +256,11 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
   // preemption on a loaded machine).
   const queuePerCall: number[] = [];
   let timing = false;
-  const served = await yieldingRounds(
+  const served = await cpuRounds(
+    true,
     {
       'served call, no transparency': (i) => oursCall(plain.ledger, plain.tokens[0] as string, i),
-      'served call, checkpoint publisher (deferred)': async (i) => {
+      'served call, checkpoint publisher (default: batched)': async (i) => {
         const before = timedTree.appendedNs();
         await oursCall(withTree.ledger, withTree.tokens[0] as string, i);
         if (timing) queuePerCall.push(timedTree.appendedNs() - before);
@@ -235,14 +275,18 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
       timing = true;
     },
   );
+  timing = false;
   const queueSorted = Float64Array.from(queuePerCall).sort();
   const servedCalls = rounds * perRound;
   const queueNsPerCall = timedTree.appendedNs() / servedCalls;
   const appendedPerCall = timedTree.appendedCalls() / servedCalls;
+  const servedEvents = timedTree.appendedEvents();
+  const integrationNsPerCall = timedTree.integrationNs() / servedCalls;
+  const inSituNsPerEvent = (timedTree.appendedNs() + timedTree.integrationNs()) / servedEvents;
   const timerNs = timerOverheadNs();
   const queueNetNsPerCall = Math.max(0, queueNsPerCall - appendedPerCall * timerNs);
-  const integrationNsPerCall = timedTree.integrationNs() / servedCalls;
-  const calls = await interleaved(
+  const backToBack = await cpuRounds(
+    false,
     {
       'call, no transparency': (i) => oursCall(plain.ledger, plain.tokens[0] as string, i),
       'call, checkpoint publisher': (i) => oursCall(withTree.ledger, withTree.tokens[0] as string, i),
@@ -250,24 +294,49 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
     rounds,
     perRound,
     warmup,
+    () => undefined,
   );
   await plain.ledger.close();
   await withTree.ledger.close();
   await inlineTree.ledger.close();
+
+  // 2b. Durable admitted calls: SQLite (WAL, synchronous=FULL, the default), sequential, CPU and wall per call.
+  const durableDir = scratchDir('transparency');
+  let durableCpuNsPerCall: number;
+  let durableWallNsPerCall: number;
+  try {
+    const durable = await oursLedger({ store: sqliteStore({ path: durableDir.file('ledger.db') }) });
+    const durableCalls = ctx.quick ? 200 : 1_000;
+    for (let i = 0; i < 50; i++) await oursCall(durable.ledger, durable.tokens[0] as string, i);
+    const cpu0 = process.cpuUsage();
+    const t0 = now();
+    for (let i = 0; i < durableCalls; i++) await oursCall(durable.ledger, durable.tokens[0] as string, 50 + i);
+    durableWallNsPerCall = (now() - t0) / durableCalls;
+    durableCpuNsPerCall = cpuNs(cpu0) / durableCalls;
+    await durable.ledger.close();
+  } finally {
+    durableDir.cleanup();
+  }
+
   const plainServed = served.figures['served call, no transparency'] as Figures;
-  const deferredServed = served.figures['served call, checkpoint publisher (deferred)'] as Figures;
+  const deferredServed = served.figures['served call, checkpoint publisher (default: batched)'] as Figures;
   const inlineServed = served.figures['served call, checkpoint publisher (inline)'] as Figures;
   const servedNs = 1e9 / plainServed.opsPerSec;
   const admissionShare = queueNsPerCall / servedNs;
   const cpuPlain = served.cpuNsPerCall['served call, no transparency'] as number;
-  const cpuDeferred = served.cpuNsPerCall['served call, checkpoint publisher (deferred)'] as number;
+  const cpuDeferred = served.cpuNsPerCall['served call, checkpoint publisher (default: batched)'] as number;
   const cpuInline = served.cpuNsPerCall['served call, checkpoint publisher (inline)'] as number;
-  const plainCalls = calls['call, no transparency'] as Figures;
-  const treeCalls = calls['call, checkpoint publisher'] as Figures;
+  const plainCalls = backToBack.figures['call, no transparency'] as Figures;
+  const treeCalls = backToBack.figures['call, checkpoint publisher'] as Figures;
   const callNs = 1e9 / plainCalls.opsPerSec;
   const callMedianNs = plainCalls.medianUs * 1e3;
-  const treeShare = (2 * publisherNsPerEvent) / callNs;
-  ctx.log(`  served calls: ${round(servedNs)} ns mean; deferred publisher on the commit path ${round(queueNsPerCall)} ns per call (${round(admissionShare * 100, 2)} %), integrating ${round(integrationNsPerCall)} ns per call`);
+  const admissionCpuNs = backToBack.cpuNsPerCall['call, no transparency'] as number;
+  const treeCallCpuNs = backToBack.cpuNsPerCall['call, checkpoint publisher'] as number;
+  // The target: the tree's CPU per append over the CPU of one admitted in-memory call (back to back).
+  const perAppendShare = publisherCpuNsPerEvent / admissionCpuNs;
+  const appendsPerCall = servedEvents / servedCalls;
+  ctx.log(`  tree CPU per append ${round(publisherCpuNsPerEvent)} ns / admitted in-memory call CPU ${round(admissionCpuNs)} ns = ${round(perAppendShare * 100, 2)} % (target ≤ 10 %); durable SQLite call CPU ${round(durableCpuNsPerCall)} ns, wall ${round(durableWallNsPerCall)} ns`);
+  ctx.log(`  served calls: ${round(servedNs)} ns mean; default publisher on the commit path ${round(queueNsPerCall)} ns per call (${round(admissionShare * 100, 2)} %), integrating ${round(integrationNsPerCall)} ns per call; in situ ${round(inSituNsPerEvent)} ns per append`);
 
   // 3. Signing a checkpoint of the tree at `size` (root fold + note + Ed25519).
   const signing = timed(ctx.quick ? 200 : 1_000, () => void signNote(nodeCrypto, key, formatCheckpointBody({ origin: key.name, size: frontier.size, root: frontier.root() })));
@@ -316,7 +385,7 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
     title: `Transparency at ${size.toLocaleString('en-US')} events: tree per event, checkpoint signing, inclusion and consistency proofs`,
     figures: {
       ...served.figures,
-      ...calls,
+      ...backToBack.figures,
       'checkpoint signing': signing,
       'inclusion proof generation (path)': inclusionGen,
       'inclusion proof verification (path)': inclusionVerify,
@@ -326,32 +395,46 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
       'consistency proof verification': consistencyVerify,
     },
     derived: {
-      'admission path: deferred publisher per call ns (queueing 2 events, timed inside the calls, timer included)': round(queueNsPerCall, 1),
-      'admission path: deferred publisher share of a served call (mean) %': round(admissionShare * 100, 2),
-      'admission path: deferred publisher per call ns, median (timer included)': round(quantile(queueSorted, 0.5)),
-      'admission path: deferred publisher per call ns, p99 (timer included)': round(quantile(queueSorted, 0.99)),
-      'admission path: deferred publisher median / served call median %': round((quantile(queueSorted, 0.5) / (plainServed.medianUs * 1e3)) * 100, 2),
-      'served call median: deferred publisher − none µs': round(deferredServed.medianUs - plainServed.medianUs, 2),
+      'TARGET tree CPU per append / CPU of one admitted in-memory call (back to back) %': round(perAppendShare * 100, 2),
+      'tree CPU per append ns (publisher in all: queue, hex decode, leaf, merges, consistency tail, a signed checkpoint every 10,000; median chunk)': round(publisherCpuNsPerEvent),
+      'tree CPU per append ns (mean over all chunks)': round(publisherChunkCpuNs.reduce((a, b) => a + b, 0) / chunks),
+      'checkpoint signing per append ns (signing median / 10,000; inside the figure above)': round((signing.medianUs * 1e3) / 10_000, 1),
+      'admitted in-memory call CPU ns (back to back, no transparency)': round(admissionCpuNs),
+      'appends per admitted call': round(appendsPerCall, 2),
+      'tree CPU per admitted call (appends per call × per append) / admitted in-memory call CPU %': round(((appendsPerCall * publisherCpuNsPerEvent) / admissionCpuNs) * 100, 2),
+      'tree CPU per append / CPU of one durable SQLite admitted call (synchronous=FULL, sequential) %': round((publisherCpuNsPerEvent / durableCpuNsPerCall) * 100, 2),
+      'tree CPU per append / wall time of one durable SQLite admitted call %': round((publisherCpuNsPerEvent / durableWallNsPerCall) * 100, 3),
+      'durable SQLite admitted call CPU ns (sequential)': round(durableCpuNsPerCall),
+      'durable SQLite admitted call wall ns (sequential)': round(durableWallNsPerCall),
+      'tree in situ per append ns (default publisher, served calls: appended + every integration run, timed inside)': round(inSituNsPerEvent),
+      'tree in situ per append / admitted in-memory call CPU %': round((inSituNsPerEvent / admissionCpuNs) * 100, 2),
+      'tree by CPU difference per append ns (served calls with the default publisher − without, / appends per call)': round((cpuDeferred - cpuPlain) / appendsPerCall),
+      'tree by CPU difference per append ns (back-to-back calls with the default publisher − without, / appends per call)': round((treeCallCpuNs - admissionCpuNs) / appendsPerCall),
+      'publisher wall ns per append in all (median chunk)': round(publisherNsPerEvent),
+      'frontier CPU ns per append (tree alone: hex decode, leaf, merges; median chunk)': round(frontierCpuNsPerEvent),
+      'frontier wall ns per append (median chunk)': round(frontierNsPerEvent),
+      'admission path: default publisher per call ns (queueing 2 events, timed inside the calls, timer included)': round(queueNsPerCall, 1),
+      'admission path: default publisher share of a served call (mean) %': round(admissionShare * 100, 2),
+      'admission path: default publisher per call ns, median (timer included)': round(quantile(queueSorted, 0.5)),
+      'admission path: default publisher per call ns, p99 (timer included)': round(quantile(queueSorted, 0.99)),
+      'admission path: default publisher median / served call median %': round((quantile(queueSorted, 0.5) / (plainServed.medianUs * 1e3)) * 100, 2),
+      'served call median: default publisher − none µs': round(deferredServed.medianUs - plainServed.medianUs, 2),
       'served call median: inline publisher − none µs': round(inlineServed.medianUs - plainServed.medianUs, 2),
       'admission path: appended() calls per call': round(appendedPerCall, 2),
       'admission path: timing an empty function ns (the timer itself)': round(timerNs, 1),
-      'admission path: deferred publisher per call ns, less the timer': round(queueNetNsPerCall, 1),
-      'admission path: deferred publisher share, less the timer %': round((queueNetNsPerCall / servedNs) * 100, 2),
-      'deferred integration per call ns (in setImmediate, signing included)': round(integrationNsPerCall),
+      'admission path: default publisher per call ns, less the timer': round(queueNetNsPerCall, 1),
+      'admission path: default publisher share, less the timer %': round((queueNetNsPerCall / servedNs) * 100, 2),
+      'integration per call ns (timer and setImmediate runs, signing included)': round(integrationNsPerCall),
       'served call ns, mean (no transparency)': round(servedNs),
-      'served call latency with deferred publisher vs without (mean) %': round((plainServed.opsPerSec / deferredServed.opsPerSec - 1) * 100, 1),
+      'served call latency with default publisher vs without (mean) %': round((plainServed.opsPerSec / deferredServed.opsPerSec - 1) * 100, 1),
       'served call latency with inline publisher vs without (mean) %': round((plainServed.opsPerSec / inlineServed.opsPerSec - 1) * 100, 1),
       'CPU per served call µs (no transparency)': round(cpuPlain / 1e3, 2),
-      'CPU per served call µs (deferred publisher)': round(cpuDeferred / 1e3, 2),
+      'CPU per served call µs (default publisher)': round(cpuDeferred / 1e3, 2),
       'CPU per served call µs (inline publisher)': round(cpuInline / 1e3, 2),
-      'total CPU with deferred publisher vs without %': round((cpuDeferred / cpuPlain - 1) * 100, 1),
-      'publisher ns per event in all (tree + checkpoints, median chunk)': round(publisherNsPerEvent),
-      'publisher ns per event in all (mean over all)': round(publisherChunkNs.reduce((a, b) => a + b, 0) / chunks),
-      'frontier ns per event (tree alone, median chunk)': round(frontierNsPerEvent),
+      'total CPU per served call with default publisher vs without %': round((cpuDeferred / cpuPlain - 1) * 100, 1),
+      'total CPU per back-to-back call with default publisher vs without %': round((treeCallCpuNs / admissionCpuNs - 1) * 100, 1),
       'call ns, mean (no transparency, back to back)': round(callNs),
       'call ns, median (no transparency, back to back)': round(callMedianNs),
-      'tree work per call in all / back-to-back call (2 events, mean) %': round(treeShare * 100, 2),
-      'tree work per call in all / back-to-back call (2 events, median) %': round(((2 * publisherNsPerEvent) / callMedianNs) * 100, 2),
       'back-to-back calls with the publisher vs without (ops/s) %': round((plainCalls.opsPerSec / treeCalls.opsPerSec - 1) * 100, 1),
       'MerkleTree build s (for proofs)': round(treeBuildSec, 2),
       'inclusion proof generation p99 µs (target ≤ 1000)': inclusionGenUs,
@@ -363,15 +446,17 @@ export async function transparency(ctx: BenchContext): Promise<ScenarioResult> {
       'tlog-proof bytes': texts[0]?.length ?? 0,
     },
     target: {
-      description: "the checkpoint publisher's work on the admission path per call (2 appends queued; integration deferred) ≤ 10% of an in-memory admitted call (mean, served)",
-      value: round(admissionShare, 4),
+      description: "the tree's CPU per append (the publisher's whole work: queueing, hex decode, leaf hash, merges, consistency tail, a signed checkpoint every 10,000) ≤ 10% of the CPU of one admitted call on an in-memory ledger (back to back, same run)",
+      value: round(perAppendShare, 4),
       limit: 0.1,
-      pass: admissionShare <= 0.1,
+      pass: perAppendShare <= 0.1,
     },
     notes: [
-      'Admission path: the default publisher only queues committed events and integrates them on setImmediate; its appended() time is summed inside the served calls (a yield to the event loop before each call, untimed), with the timer around it counted. Its integration time (hashing, checkpoints) is summed too, and CPU per call (user + system, yields included) is reported for all three ledgers: deferral moves the tree off the call, it does not remove it.',
-      "Tree cost in all: a publisher (everyEvents 10,000) fed the log one event at a time, integrating inline every 4,096 events: queueing, hex decode, leaf hash, frontier merges, the subtrees kept for the next consistency proof, and each checkpoint's proof, verification and Ed25519 signature; the median over 20 chunks of the log, alternated with the bare frontier over the same chunks.",
-      'Back-to-back calls: in-memory ledgers, sequential on microtasks (the loop never idles), one no-op tool, interleaved rounds; the deferred publisher then integrates inline every 4,096 events, inside the measured calls.',
+      "Target: the tree's CPU per append (process.cpuUsage over chunks of 50,000 appends, 5,000 with --quick; median chunk) over the CPU of one admitted call (process.cpuUsage over rounds of back-to-back calls on an in-memory ledger without transparency: the cheapest admission, so the hardest denominator), both in this run. One admitted call appends two events (admitted, completed): the per-call share is reported beside it.",
+      "Tree cost in all: a publisher (everyEvents 10,000) fed the log one event per appended() as a ledger commits them, integrating every 4,096 events: queueing, hex decode, leaf hash and merges in place, the O(log n) consistency tail, and each checkpoint's proof, verification and Ed25519 signature; the median over 20 chunks of the log, alternated with the bare frontier over the same chunks.",
+      'In situ: the default publisher (integration batched on its 20 ms timer, on setImmediate once a checkpoint is due) behind served calls (a yield to the event loop before each call, untimed); its appended() time and every integration run are summed from inside (hrtime; the timer around it counted), and CPU per call (user + system, yields included) is reported for all three ledgers.',
+      'Back-to-back calls: in-memory ledgers, sequential on microtasks (the loop never idles, so timers never fire and the default publisher integrates inline every 4,096 events, inside the measured calls), one no-op tool, interleaved rounds, CPU per round.',
+      'Durable: a SQLite ledger (WAL, synchronous=FULL), 1,000 sequential admitted calls (200 with --quick) after 50 warm-up calls; CPU and wall per call.',
       'Proofs come from a MerkleTree that keeps every perfect subtree (64 bytes per leaf); p99 over pseudo-random leaves and first sizes.',
     ],
   };
