@@ -232,4 +232,36 @@ describe('reopening a SQLite ledger with a publisher', () => {
     expect(published).toEqual([]);
     expect(errors[0]?.message).toMatch(/not consistent with the checkpoint signed at size/);
   });
+
+  test('never signs a wrong checkpoint from a saved frontier corrupted only after the last checkpoint', async () => {
+    // Such nodes would enter both the next consistency proof and the head root, which would then
+    // agree: the reopen compares the saved head with the tree it replays from the checkpoint.
+    const file = tmp.file('corrupt-tail.sqlite');
+    const first = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 7 }), transparency: checkpointPublisher({ key: keyText, sink: () => undefined, everyEvents: 8 }) });
+    await drive(first, 10); // 22 events: checkpoints at 8, 16 (and 22 at close), snapshots every 7
+    await first.close();
+    const db = new Database(file);
+    const rows = db.prepare('SELECT seq, follower FROM snapshots ORDER BY seq DESC').all() as { seq: number; follower: string }[];
+    db.close();
+    // The newest snapshot whose head has a node lying wholly after its previous checkpoint.
+    const target = rows
+      .map((row) => ({ row, saved: JSON.parse(row.follower) as { head: { size: number; nodes: string[] }; previous: string } }))
+      .find(({ saved }) => {
+        const previousSize = Number(saved.previous.split('\n')[1]);
+        const lastWidth = saved.head.size & -saved.head.size; // the smallest subtree, the last node
+        return saved.head.size - lastWidth >= previousSize;
+      });
+    expect(target).toBeDefined();
+    const { row, saved } = target as NonNullable<typeof target>;
+    saved.head.nodes[saved.head.nodes.length - 1] = Buffer.alloc(32, 7).toString('base64');
+    tamper(file, `UPDATE snapshots SET follower = '${JSON.stringify(saved)}' WHERE seq = ${row.seq}`);
+    tamper(file, `DELETE FROM snapshots WHERE seq > ${row.seq}`);
+    const errors: Error[] = [];
+    const { published, sink } = collector();
+    const second = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 0 }), transparency: checkpointPublisher({ key: keyText, sink, everyEvents: 2, onError: (e) => void errors.push(e) }) });
+    await drive(second, 3);
+    await second.close();
+    expect(published).toEqual([]);
+    expect(errors[0]?.message).toMatch(/not consistent with the checkpoint signed at size/);
+  });
 });

@@ -77,15 +77,16 @@ interface SavedState {
 /**
  * A LogFollower that keeps the log's RFC 9162 tree as a compact frontier (O(log n) per event) and
  * publishes signed C2SP checkpoints. Before signing it proves the new tree consistent with the
- * checkpoint it signed before (RFC 9162 consistency proof from that checkpoint's frontier, the head's
- * and the O(log n) subtrees recorded since: ConsistencyTail) and refuses to sign otherwise. On open it checks the log against every
- * checkpoint it knows of (the configured one, the sink's latest, the one saved with the snapshot).
+ * checkpoint it signed before (RFC 9162 consistency proof from that checkpoint's frontier, the
+ * head's and the O(log n) subtrees recorded since: ConsistencyTail) and refuses to sign otherwise.
+ * On open it checks the log against every checkpoint it knows of (the configured one, the sink's
+ * latest, the one saved with the snapshot).
  *
  * Committed events are only queued on the commit path (`appended`) and integrated into the tree
  * later (`schedule`; by default in batches on a short unref'd timer, or on setImmediate once a
- * checkpoint is due), batch by batch in log order, each checkpoint signed when
- * the integration reaches it: a checkpoint covers exactly the integrated prefix. Whatever reads the
- * tree (tree, latest, snapshotText, publishIfGrown, close) integrates the queue first.
+ * checkpoint is due), batch by batch in log order, each checkpoint signed when the integration
+ * reaches it: a checkpoint covers exactly the integrated prefix. Whatever reads the tree (tree,
+ * latest, snapshotText, publishIfGrown, close) integrates the queue first.
  */
 export class CheckpointPublisher implements LogFollower {
   private readonly crypto: TransparencySigner;
@@ -199,12 +200,18 @@ export class CheckpointPublisher implements LogFollower {
     if (largest !== undefined) {
       this.previous = { size: largest.size, root: largest.root, note: largest.note };
       this.anchor = largest.frontier;
-      // The subtrees since that checkpoint, recorded by replaying its frontier to the head.
       // What the next consistency proof needs, recorded by replaying that checkpoint's frontier to the head.
       const tail = new ConsistencyTail(this.hasher, largest.size);
       const replay = largest.frontier.copy();
       for (const hash of hashes(largest.size, log.head.seq)) replay.appendLeaf(eventLeafInto(hash, this.leafBytes), tail.record);
       this.tail = tail;
+      // The replay is the tree the log has: a saved head that differs from it is a corrupted cache.
+      // Its nodes after the checkpoint would enter both the next proof and the head root (which would
+      // then agree), so it is caught here, and nothing more is signed.
+      if (!equalBytes(replay.root(), this.head.root())) {
+        this.failedClosed = true;
+        this.report(new LedgerError('invalid_log', `refusing to sign checkpoints: the tree saved with the snapshot (size ${this.head.size}) is not consistent with the checkpoint signed at size ${largest.size} and the log's events since`));
+      }
     }
     if (this.options.everyMs !== undefined) {
       const setTimer = this.options.setTimer ?? defaultTimer;
