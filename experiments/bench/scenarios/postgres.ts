@@ -71,6 +71,11 @@ async function setup(url: string, grants: number): Promise<{ schema: string; tok
   return { schema, tokens, rows };
 }
 
+/** Client CPU per admission (or per raw pair), in µs. */
+function cpuPerAdmission(m: Measured): number {
+  return round((m.clientCores * 1e6) / Math.max(1, m.perSec));
+}
+
 /** Sends each child its phase, waits until all are ready, opens one common window, collects counts. */
 async function runPhase(children: readonly ChildProcess[], phases: readonly Phase[], ms: number): Promise<Measured> {
   const reply = (c: ChildProcess): Promise<PhaseReport | { ready: true }> => new Promise((resolve) => c.once('message', (m: PhaseReport | { ready: true }) => resolve(m)));
@@ -108,9 +113,9 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
   admin.on('error', () => undefined);
   const derived: Record<string, number | string> = {};
   try {
-    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol, optimistic = true, asyncCommit = true): Promise<Measured> => {
+    const ours = async (processes: number, grants: 'one' | 'per process', protocol: LockProtocol, optimistic = true, asyncCommit = true, flushWithCommit = true): Promise<Measured> => {
       const { schema, tokens } = await setup(pg.url, grants === 'one' ? 1 : processes);
-      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol, optimistic, asyncCommit }));
+      const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol, optimistic, asyncCommit, flushWithCommit }));
       return runPhase(children.slice(0, processes), phases, ms);
     };
     const raw = async (processes: number): Promise<Measured> => {
@@ -142,6 +147,10 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       derived[`${n} proc: calls not completed`] = one.failures + each.failures;
       derived[`${n} proc: client CPU, cores (one grant)`] = one.clientCores;
       derived[`${n} proc: client CPU, cores (raw)`] = rawRun.clientCores;
+      // Where the ratio goes (docs/postgres.md, Figures): client CPU per admission grows with the
+      // processes, since each folds every other process's events; raw's is per pair of rows.
+      derived[`${n} proc: client CPU per admission, µs (one grant)`] = cpuPerAdmission(one);
+      derived[`${n} proc: client CPU per pair of rows, µs (raw)`] = cpuPerAdmission(rawRun);
       if (n === 16) Object.assign(at16, { raw: rawRun, one, each });
     }
     // Before and after the asynchronous commit with a flush outside the lock, alternating twice on
@@ -160,14 +169,31 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
     // batch through the lock in two round trips (the earlier protocol), then the default.
     // Twice each, alternating, since back-to-back phases on this machine differ by up to a third.
     for (const n of processCounts) {
-      const before: number[] = [];
-      const after: number[] = [];
+      const before: string[] = [];
+      const after: string[] = [];
       for (let round = 0; round < 2; round++) {
-        before.push((await ours(n, 'one', 'advisory', false)).perSec);
-        after.push((await ours(n, 'one', 'advisory')).perSec);
+        const twoTrips = await ours(n, 'one', 'advisory', false);
+        const byDefault = await ours(n, 'one', 'advisory');
+        before.push(`${twoTrips.perSec} (${cpuPerAdmission(twoTrips)} µs)`);
+        after.push(`${byDefault.perSec} (${cpuPerAdmission(byDefault)} µs)`);
       }
-      derived[`${n} proc: admissions/s, one grant, two round trips always (before)`] = before.join(' / ');
-      derived[`${n} proc: admissions/s, one grant, default (alternating with it)`] = after.join(' / ');
+      derived[`${n} proc: admissions/s (client CPU per admission), one grant, two round trips always (before)`] = before.join(' / ');
+      derived[`${n} proc: admissions/s (client CPU per admission), one grant, default (alternating with it)`] = after.join(' / ');
+    }
+    // Before and after sending the WAL flush in the COMMIT's message (one round trip fewer per
+    // contended batch), alternating twice on equally warm processes, where batches take the lock in
+    // two round trips (4 and 16 processes; one process commits in one round trip, with no flush).
+    for (const n of [4, 16]) {
+      const before: string[] = [];
+      const after: string[] = [];
+      for (let round = 0; round < 2; round++) {
+        const separate = await ours(n, 'one', 'advisory', true, true, false);
+        const merged = await ours(n, 'one', 'advisory');
+        before.push(`${separate.perSec} (${cpuPerAdmission(separate)} µs)`);
+        after.push(`${merged.perSec} (${cpuPerAdmission(merged)} µs)`);
+      }
+      derived[`${n} proc: admissions/s (client CPU per admission), one grant, flush in a message of its own (before)`] = before.join(' / ');
+      derived[`${n} proc: admissions/s (client CPU per admission), one grant, flush in the COMMIT's message (default, alternating)`] = after.join(' / ');
     }
     // The two lock protocols back to back, last, so both run on equally warmed-up client processes.
     for (const n of [1, 16]) {

@@ -117,11 +117,15 @@ export async function appendIfHead(client: HeldClient, tables: PostgresTables, p
 /**
  * Appends the batch (the head row too, for that protocol) and commits, in one round trip. With
  * `asyncCommit` the COMMIT returns (and releases the lock) once its record is in the server's WAL
- * buffers, without waiting for the disk: the caller must then `flushWal` before it acknowledges or
- * folds anything (docs/postgres.md, "Durability"). Otherwise the lock is held until the WAL is flushed.
+ * buffers, without waiting for the disk; with `flush` too, the same message then runs the WAL flush
+ * (`flushWalStatement`) as a transaction of its own, after the lock was released: the server answers
+ * only once both have run, so the batch is durable when this resolves (docs/postgres.md, "Durability").
+ * Why one message: a separate flush costs a round trip per batch, and under contention round trips
+ * are most of a client's CPU. Without `flush` the caller must `flushWal` before it acknowledges or
+ * folds anything; without `asyncCommit` the lock is held until the WAL is flushed.
  */
-export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[], asyncCommit: boolean): Promise<void> {
-  const commit = asyncCommit ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT';
+export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[], asyncCommit: boolean, flush = false): Promise<void> {
+  const commit = (asyncCommit ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT') + (asyncCommit && flush ? `; ${flushWalStatement}` : '');
   if (events.length === 0) {
     await client.queries(commit);
     return;

@@ -70,6 +70,11 @@ export interface PostgresInternals {
    * the WAL after releasing the lock (default true; false measures the synchronous commit it replaced).
    */
   readonly asyncCommit?: boolean;
+  /**
+   * Whether that flush travels in the COMMIT's message (default true; false sends it as a message of
+   * its own, one more round trip per batch: the protocol before, measured in experiments/bench).
+   */
+  readonly flushWithCommit?: boolean;
 }
 
 export class PostgresStore implements PostgresEventStore {
@@ -84,6 +89,7 @@ export class PostgresStore implements PostgresEventStore {
   protected readonly protocol: LockProtocol;
   private readonly optimisticAllowed: boolean;
   private readonly asyncCommit: boolean;
+  private readonly flushWithCommit: boolean;
   /**
    * Whether the next batch is first tried in one round trip, decided against this ledger's own view:
    * yes while the last write transaction found no events from other writers (the head was where this
@@ -104,6 +110,7 @@ export class PostgresStore implements PostgresEventStore {
     this.protocol = internals.protocol ?? 'advisory';
     this.optimisticAllowed = internals.optimistic ?? true;
     this.asyncCommit = internals.asyncCommit ?? true;
+    this.flushWithCommit = internals.flushWithCommit ?? true;
     this.settlements = settings.settlementsDir === undefined || settings.readonly ? undefined : new PostgresSettlementJournal(settings.settlementsDir, settings.schema);
     const s = quoteIdent(settings.schema);
     this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
@@ -202,10 +209,12 @@ export class PostgresStore implements PostgresEventStore {
         if (events.length > 0) checkContinues(last !== undefined ? last : { seq: afterSeq, hash: (events[0] as LedgerEvent).prevHash }, events);
         sent = events[0];
         // The lock was held across a round trip, so others may be waiting: COMMIT releases it without
-        // waiting for the disk, and the flush outside the lock makes the batch (and the foreign events
-        // it was decided on) durable before anything is acknowledged or folded.
-        await appendAndCommit(client, this.tables, this.protocol, events, this.asyncCommit);
-        if (this.asyncCommit && (events.length > 0 || foreign.length > 0)) await flushWal(client);
+        // waiting for the disk, and the flush after it (in the same message, outside the lock) makes
+        // the batch (and the foreign events it was decided on) durable before anything is
+        // acknowledged or folded. An error there leaves `sent` uncertain: the retry looks for it.
+        const flush = this.asyncCommit && (events.length > 0 || foreign.length > 0);
+        await appendAndCommit(client, this.tables, this.protocol, events, this.asyncCommit, flush && this.flushWithCommit);
+        if (flush && !this.flushWithCommit) await flushWal(client);
         return this.committed(afterSeq, foreign.length > 0 ? foreign : events);
       } catch (error) {
         client?.fail();
