@@ -58,6 +58,7 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   // Loaded here, not at the top: `atc --help` and the other commands do not load the MCP SDK.
   const { startProxy } = await import('../../integrations/mcp/startProxy');
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { dispatchRequestsFirst } = await import('../../integrations/mcp/requestsFirst');
   let ledger;
   try {
     ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, onToolError });
@@ -92,7 +93,9 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  await started.server.connect(new StdioServerTransport());
+  const clientTransport = new StdioServerTransport();
+  await started.server.connect(clientTransport);
+  dispatchRequestsFirst(started.server, clientTransport);
   await closed;
   await started.server.close().catch(() => undefined);
   await started.upstream.close().catch(() => undefined);

@@ -119,25 +119,36 @@ export function createProxyServer(options: ProxyServerOptions): Server {
   return server;
 }
 
-/** While calls run, reads the shared log now and then so another process's revocation (with --abort) reaches them. */
+/**
+ * While calls run, reads the shared log now and then so another process's revocation (with --abort)
+ * reaches them. One timer, re-armed while calls are running and left to lapse when none is: starting
+ * and clearing an interval around every call cost more than the call's own decision.
+ */
 function revocationWatch(ledger: Ledger, intervalMs: number): { start(): void; stop(): void } {
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
+  const tick = (): void => {
+    if (running === 0) {
+      timer = undefined;
+      return;
+    }
+    try {
+      ledger.inFlight();
+    } catch {
+      // A busy or closed store: the next tick or the next command tries again.
+    }
+    timer?.refresh();
+  };
   return {
     start() {
-      if (running++ === 0) {
-        timer = setInterval(() => {
-          try {
-            ledger.inFlight();
-          } catch {
-            // A busy or closed store: the next tick or the next command tries again.
-          }
-        }, intervalMs);
+      running++;
+      if (timer === undefined) {
+        timer = setTimeout(tick, intervalMs);
         timer.unref();
       }
     },
     stop() {
-      if (--running === 0 && timer !== undefined) clearInterval(timer);
+      running--;
     },
   };
 }

@@ -60,6 +60,9 @@ class SqliteStore implements SqliteEventStore {
   private readonly hashAt: Database.Statement;
   private readonly bodiesAfter: Database.Statement;
   private readonly hashesBetween: Database.Statement;
+  /** Prepared once, as better-sqlite3's own transaction() does: `exec` parses the SQL on every call (≈ 6–8 µs each, four per proxied call). */
+  private readonly beginStatement: Database.Statement;
+  private readonly commitStatement: Database.Statement;
   private readonly writeLock: WriteLock;
   private readonly busyTimeout: BusyTimeoutSwitch;
   /** The last SQLITE_BUSY from a failed BEGIN IMMEDIATE: what the caller sees when the wait runs out. */
@@ -84,6 +87,8 @@ class SqliteStore implements SqliteEventStore {
     this.hashAt = this.db.prepare('SELECT hash FROM events WHERE seq = ?').pluck();
     this.bodiesAfter = this.db.prepare('SELECT body FROM events WHERE seq > ? ORDER BY seq').pluck();
     this.hashesBetween = this.db.prepare('SELECT hash FROM events WHERE seq > ? AND seq <= ? ORDER BY seq').pluck();
+    this.beginStatement = this.db.prepare('BEGIN IMMEDIATE');
+    this.commitStatement = this.db.prepare('COMMIT');
     ({ seq: this.lastSnapshotSeq, bytes: this.lastSnapshotBytes } = latestSnapshotInfo(this.db));
     this.writeLock = new WriteLock(options.busyTimeoutMs, { ...systemDeps, tryBegin: () => this.tryBegin() });
     this.busyTimeout = new BusyTimeoutSwitch(this.db, options.busyTimeoutMs);
@@ -175,7 +180,7 @@ class SqliteStore implements SqliteEventStore {
     this.sawForeign = false;
     try {
       const result = fn();
-      this.db.exec('COMMIT');
+      this.commitStatement.run();
       this.writeLock.released(this.sawForeign);
       return result;
     } catch (error) {
@@ -212,7 +217,7 @@ class SqliteStore implements SqliteEventStore {
   /** One BEGIN IMMEDIATE without waiting: false when another writer holds the lock. */
   private tryBegin(): boolean {
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.beginStatement.run();
       return true;
     } catch (error) {
       if (!isBusy(error)) throw error;
