@@ -1,6 +1,6 @@
 import type { Command } from '../src/domain/commands';
 import type { EventPayload } from '../src/domain/events';
-import { bindingAt, type KeyedAdmission } from '../src/domain/idempotency';
+import { bindingAt, keyStatus, type KeyBinding, type KeyedAdmission } from '../src/domain/idempotency';
 import { admissionTimes } from '../src/domain/rateWindow';
 import { shardGet } from '../src/domain/shardedMap';
 import { admit, given, issueCommand, payloads, registerNotes, T0 } from './support/given';
@@ -189,8 +189,8 @@ describe('idempotency keys', () => {
 
   it('records how a keyed call ended on its binding', () => {
     const { state } = given(registerNotes, issueCommand(), admit({ idempotency: key() }), settle({ outcome: 'failed' }));
-    expect(bindingAt(state, `g1 ${'a'.repeat(64)}`)?.status).toBe('failed');
+    expect(keyStatus(state, bindingAt(state, `g1 ${'a'.repeat(64)}`) as KeyBinding)).toBe('failed');
     const completed = given(registerNotes, issueCommand(), admit({ idempotency: key() }), settle()).state;
-    expect(bindingAt(completed, `g1 ${'a'.repeat(64)}`)?.status).toBe('completed');
+    expect(keyStatus(completed, bindingAt(completed, `g1 ${'a'.repeat(64)}`) as KeyBinding)).toBe('completed');
   });
 });

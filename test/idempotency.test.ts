@@ -1,8 +1,10 @@
-import { createLedger, decide, evolve, limits, memoryStore, replay, sealEvent, sha256Hex, shardValues, sqliteStore, verify, type Command, type EventOf, type LedgerEvent, type LedgerState } from '../src';
+import { createLedger, decide, evolve, evolveBatch, limits, memoryStore, replay, sealEvent, sha256Hex, shardGet, shardValues, sqliteStore, verify, type Command, type EventOf, type LedgerEvent, type LedgerState } from '../src';
 import { given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 import { manualClock } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
 import { reseal } from './support/sealedLog';
+import Database from 'better-sqlite3';
+import { keyStatus } from '../src/domain/idempotency';
 
 const hex = (c: string): string => c.repeat(64);
 const keyed = (keyDigest: string, argsDigest: string, expiresAt = T0 + 10_000, keysMax: number = limits.idempotencyKeysPerTreeMax) => ({ keyDigest, argsDigest, expiresAt, keysMax });
@@ -88,6 +90,23 @@ describe('idempotent retries: the decider', () => {
     expect(Array.from(shardBindings(g.state))).toEqual([expect.objectContaining({ callId: 'c1', status: 'failed' })]);
   });
 
+  it('settles a completed keyed call without touching the bindings (its status follows from leaving inFlight), in both folds', () => {
+    const g = run([admitKeyed('c1', T0 + 1, keyed(hex('a'), hex('b')))], base());
+    expect(shardBindings(g.state)).toEqual([expect.objectContaining({ callId: 'c1', status: 'in_flight' })]);
+    const done = run([{ type: 'settle', at: T0 + 2, callId: 'c1', outcome: 'completed', refund: false }], g);
+    expect(done.state.idempotencyBindings).toBe(g.state.idempotencyBindings);
+    expect(evolveBatch(g.state, done.events.slice(-1)).idempotencyBindings).toBe(g.state.idempotencyBindings);
+    expect(shardBindings(done.state)).toEqual([expect.objectContaining({ callId: 'c1', status: 'completed' })]);
+  });
+
+  it("keeps each tree's key queue on its root's record: a child's keyed call queues on the root", () => {
+    const tree = run([{ type: 'attenuate', at: T0 + 1, parentGrantId: 'g1', grantId: 'child', tokenDigest: hex('9'), request: { kind: 'narrowing', narrowing: {} } }], base());
+    const g = run([admitKeyed('c1', T0 + 2, keyed(hex('a'), hex('b')), { grantId: 'child' }), admitKeyed('c2', T0 + 3, keyed(hex('c'), hex('b')))], tree);
+    expect(shardGet(g.state.grants, 'g1')?.keyQueue).toMatchObject({ first: 0, next: 2 });
+    expect(shardGet(g.state.grants, 'child')?.keyQueue).toBeUndefined();
+    expect(replay(g.events)).toEqual(g.state);
+  });
+
   describe('the bound on live keys per delegation tree', () => {
     const bound = limits.idempotencyKeysPerTreeMax;
     const full = (() => {
@@ -122,8 +141,9 @@ describe('idempotent retries: the decider', () => {
   });
 });
 
+/** The state's bindings, each with its call's status (idempotency.ts, keyStatus). */
 function shardBindings(state: LedgerState): { callId: string; status: string }[] {
-  return Array.from(shardValues(state.keyBindings));
+  return Array.from(shardValues(state.idempotencyBindings), (b) => ({ ...b, status: keyStatus(state, b) }));
 }
 
 /** The log with `edit` applied to each event (a JSON copy: undefined fields dropped), re-sealed so that only the decision check can object. */
@@ -309,6 +329,36 @@ describe('idempotent retries: the ledger', () => {
     await expect(ledger.invoke(b.token, 'pay', { n: 0 }, { idempotencyKey: 'k0' })).resolves.toMatchObject({ status: 'completed', value: { n: 0 }, replayed: true });
     await expect(ledger.invoke(b.token, 'pay', { n: held - 1 }, { idempotencyKey: `k${held - 1}` })).resolves.toMatchObject({ status: 'completed', value: { n: held - 1 }, replayed: true });
     await ledger.close();
+  });
+
+  it('skips a SQLite snapshot of the previous key containers (keyBindings, keyQueues) and folds the events instead', async () => {
+    const tmp = sqliteTempDir();
+    try {
+      const path = tmp.file('old-keys.sqlite');
+      const clock = manualClock();
+      const first = createLedger({ store: sqliteStore({ path, snapshotEvery: 1 }), clock: clock.now });
+      await first.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'ok' });
+      const { token } = await first.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
+      const call = await first.invoke(token, 'pay', {}, { idempotencyKey: 'k' });
+      await first.close();
+      // Every snapshot rewritten to the previous shape, its hash made to match: without the check it would be folded on.
+      const db = new Database(path);
+      const rows = db.prepare('SELECT seq, state FROM snapshots').all() as { seq: number; state: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        const { idempotencyBindings, ...rest } = JSON.parse(row.state) as LedgerState;
+        const old = JSON.stringify({ ...rest, keyBindings: idempotencyBindings, keyQueues: [] });
+        db.prepare('UPDATE snapshots SET state = ?, state_hash = ? WHERE seq = ?').run(old, sha256Hex(old), row.seq);
+      }
+      db.close();
+      const reopened = createLedger({ store: sqliteStore({ path }), clock: clock.now });
+      expect(reopened.state()).toEqual(replay(reopened.events()));
+      await reopened.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'again' });
+      await expect(reopened.invoke(token, 'pay', {}, { idempotencyKey: 'k' })).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
+      await reopened.close();
+    } finally {
+      tmp.cleanup();
+    }
   });
 
   it('keeps bindings through a SQLite snapshot', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { decide, evolve, replay, sealEvent, sha256Hex, shardGet, shardValues, verify, type Command, type LedgerEvent, type LedgerState } from '../src';
 import { evolveBatch } from '../src/domain/evolveBatch';
-import { queueChunk, type KeyQueue } from '../src/domain/idempotency';
+import { keyStatus, queueChunk } from '../src/domain/idempotency';
 import { given, issueCommand, registerNotes, T0 } from './support/given';
 
 // Long random workloads of keyed calls on two delegation trees, with expiries that are not in
@@ -128,7 +128,7 @@ function run(ops: readonly Op[], keysMax: number): Run {
       }
       seen.add(expected.startsWith('replay') ? 'replay' : expected);
     }
-    const queue = shardGet(state.keyQueues, 'r1') as KeyQueue | undefined;
+    const queue = shardGet(state.grants, 'r1')?.keyQueue;
     if (queue !== undefined) {
       expect(queue.next - queue.first).toBe(model.queueLength('r1'));
       if (queue.chunks.length >= 2) seen.add('queue over three chunks');
@@ -137,7 +137,7 @@ function run(ops: readonly Op[], keysMax: number): Run {
   });
   // The state's bindings are the model's, with how each call ended.
   const bindings = new Map<string, { callId: string; status: string }>();
-  for (const b of shardValues(state.keyBindings)) bindings.set(b.callId, { callId: b.callId, status: b.status });
+  for (const b of shardValues(state.idempotencyBindings)) bindings.set(b.callId, { callId: b.callId, status: keyStatus(state, b) });
   const expected = new Map<string, { callId: string; status: string }>();
   for (const b of model.bindings.values()) expected.set(b.callId, { callId: b.callId, status: b.status });
   expect(bindings).toEqual(expected);

@@ -89,7 +89,7 @@ function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
     if (wait > 0) return { reason: 'rate_limited', grant, retryAfterMs: wait };
   }
   // Last: fail closed rather than forget an unexpired key (its retry would run twice).
-  if (key !== undefined && !canBindKey(state.keyQueues, (authority.ancestors[0] ?? grant).grantId, command.at, key.keysMax)) return { reason: 'idempotency_keys_exhausted', grant };
+  if (key !== undefined && !canBindKey((authority.ancestors[0] ?? grant).keyQueue, command.at, key.keysMax)) return { reason: 'idempotency_keys_exhausted', grant };
   return { reason: undefined, grant, ancestors: authority.ancestors };
 }
 

@@ -66,7 +66,7 @@ function idempotencyText(value: unknown): string | undefined {
  * call), `idempotency` (a keyed call), each a plain value, and no other; or undefined. Canonical
  * order: ancestors, at, callId, deadline, grantId, idempotency, prevHash, reserved, seq, tool, type.
  */
-function optionalAdmissionText(e: Record<string, unknown>, keys: number, reserved: string, at: number, callId: string, grantId: string, prevHash: string, tail: string): string | undefined {
+function optionalAdmissionText(e: Record<string, unknown>, keys: number, reserved: string, at: string, callId: string, grantId: string, prevHash: string, tail: string): string | undefined {
   const withAncestors = hasOwn(e, 'ancestors');
   const withDeadline = hasOwn(e, 'deadline');
   const withKey = hasOwn(e, 'idempotency');
@@ -77,9 +77,9 @@ function optionalAdmissionText(e: Record<string, unknown>, keys: number, reserve
   const key = withKey ? idempotencyText(e.idempotency) : '';
   if (key === undefined) return undefined;
   return (
-    (withAncestors ? '{"ancestors":' + ids + ',"at":' : '{"at":') + String(at) + ',"callId":' + quote(callId) +
-    (withDeadline ? ',"deadline":' + String(deadline) : '') + ',"grantId":' + quote(grantId) +
-    (withKey ? ',"idempotency":' + key : '') + ',"prevHash":' + quote(prevHash) + ',"reserved":' + reserved + tail
+    (withAncestors ? '{"ancestors":' + ids + ',"at":' : '{"at":') + at + ',"callId":' + callId +
+    (withDeadline ? ',"deadline":' + String(deadline) : '') + ',"grantId":' + grantId +
+    (withKey ? ',"idempotency":' + key : '') + ',"prevHash":' + prevHash + ',"reserved":' + reserved + tail
   );
 }
 
@@ -97,7 +97,12 @@ export function eventTextWithoutHash(event: object): string {
   if ((type === 'call.admitted' || type === 'call.completed') && e.toJSON == null) {
     const { at, callId, grantId, prevHash, seq, tool } = e;
     if (isFiniteNumber(at) && isText(callId) && isText(grantId) && isText(prevHash) && isFiniteNumber(seq) && isText(tool)) {
-      const head = '{"at":' + String(at) + ',"callId":' + quote(callId) + ',"grantId":' + quote(grantId) + ',"prevHash":' + quote(prevHash);
+      // Each field's text once: the optional-field admission below reuses them rather than quote again.
+      const atText = String(at);
+      const callIdText = quote(callId);
+      const grantIdText = quote(grantId);
+      const prevHashText = quote(prevHash);
+      const head = '{"at":' + atText + ',"callId":' + callIdText + ',"grantId":' + grantIdText + ',"prevHash":' + prevHashText;
       const tail = ',"seq":' + String(seq) + ',"tool":' + quote(tool) + ',"type":"' + type + '"}';
       if (type === 'call.completed') {
         const keys = keyCountWithoutHash(e);
@@ -107,7 +112,7 @@ export function eventTextWithoutHash(event: object): string {
         if ((keys === 8 || (overrun && e.overrun === true)) && hasOwn(e, 'charged')) {
           const charged = metersText(e.charged);
           if (charged !== undefined) {
-            return '{"at":' + String(at) + ',"callId":' + quote(callId) + ',"charged":' + charged + ',"grantId":' + quote(grantId) + (overrun ? ',"overrun":true' : '') + ',"prevHash":' + quote(prevHash) + tail;
+            return '{"at":' + atText + ',"callId":' + callIdText + ',"charged":' + charged + ',"grantId":' + grantIdText + (overrun ? ',"overrun":true' : '') + ',"prevHash":' + prevHashText + tail;
           }
         }
       }
@@ -119,7 +124,7 @@ export function eventTextWithoutHash(event: object): string {
         const ids = keys === 9 && hasOwn(e, 'ancestors') ? idsText(e.ancestors) : undefined;
         if (ids !== undefined && reserved !== undefined) return '{"ancestors":' + ids + ',' + head.slice(1) + ',"reserved":' + reserved + tail;
         if (reserved !== undefined && keys > 8) {
-          const text = optionalAdmissionText(e, keys, reserved, at, callId, grantId, prevHash, tail);
+          const text = optionalAdmissionText(e, keys, reserved, atText, callIdText, grantIdText, prevHashText, tail);
           if (text !== undefined) return text;
         }
       }

@@ -1,8 +1,8 @@
 import type { LedgerEvent } from './events';
 import type { MeterAmounts } from './events';
 import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
-import { bindKey, settleKey, type KeyMaps, type MapWrites } from './idempotencyFold';
-import { settledStatus } from './idempotency';
+import { bindKey, failKey, type KeyMaps, type MapWrites } from './idempotencyFold';
+import { failedStatus } from './idempotency';
 import { shardGet, shardWith, shardWithout } from './shardedMap';
 import type { LedgerState } from './state';
 
@@ -32,12 +32,6 @@ const pathCopies: MapWrites = {
   done: (array) => Object.freeze(array),
 };
 
-/** A keyed call's binding step on copies of the state's key containers (idempotencyFold.ts). */
-function withKeys(state: LedgerState, step: (maps: KeyMaps) => void): KeyMaps {
-  const maps: KeyMaps = { keyBindings: state.keyBindings, keyQueues: state.keyQueues };
-  step(maps);
-  return maps;
-}
 
 /**
  * Folds one event into the state. Pure; returns a new frozen state sharing every untouched node.
@@ -73,8 +67,10 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       const call = inFlightCall(event);
       const inFlight = shardWith(state.inFlight, event.callId, call);
       if (call.key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
-      const key = call.key;
-      return Object.freeze({ ...state, head, grants, inFlight, ...withKeys(state, (maps) => bindKey(maps, pathCopies, event, key)) });
+      // A keyed admission binds its key on copies (idempotencyFold.ts); the root keeps the queue.
+      const maps: KeyMaps = { grants, idempotencyBindings: state.idempotencyBindings };
+      bindKey(maps, pathCopies, event, call.key);
+      return Object.freeze({ ...state, head, grants: maps.grants, inFlight, idempotencyBindings: maps.idempotencyBindings });
     }
     case 'call.rejected':
     case 'call.replayed':
@@ -86,9 +82,8 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       // A metered call releases what it reserved beyond its charge (two-phase: post the real amount).
       const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
       const grants = release === undefined ? state.grants : charged(state.grants, event.grantId, 0, 0, release, -1, undefined);
-      const key = call?.key;
-      if (key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
-      return Object.freeze({ ...state, head, grants, inFlight, ...withKeys(state, (maps) => settleKey(maps, pathCopies, key, event.callId, 'completed')) });
+      // A keyed call's binding needs nothing: leaving `inFlight` makes it completed (idempotency.ts, keyStatus).
+      return Object.freeze({ ...state, head, grants, inFlight });
     }
     case 'call.failed': {
       const call = shardGet(state.inFlight, event.callId);
@@ -98,7 +93,7 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       const grants = !back && release === undefined ? state.grants : charged(state.grants, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
       const key = call?.key;
       if (key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
-      return Object.freeze({ ...state, head, grants, inFlight, ...withKeys(state, (maps) => settleKey(maps, pathCopies, key, event.callId, settledStatus(event))) });
+      return Object.freeze({ ...state, head, grants, inFlight, idempotencyBindings: failKey(state.idempotencyBindings, pathCopies, key, event.callId, failedStatus(event)) });
     }
     case 'attenuation.rejected':
     case 'revocation.rejected':

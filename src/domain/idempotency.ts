@@ -1,4 +1,4 @@
-import { shardGet, type ShardedMap } from './shardedMap';
+import { shardGet } from './shardedMap';
 import type { LedgerState } from './state';
 
 /**
@@ -25,17 +25,23 @@ export interface KeyedAdmission extends IdempotencyRequest {
   readonly keysMax: number;
 }
 
-/** A live (or expired, not yet evicted) binding of one key on one grant. */
+/**
+ * A live (or expired, not yet evicted) binding of one key on one grant. Its call's status is derived
+ * (`keyStatus`): `in_flight` while the call is in `inFlight`, then `completed` unless a failure
+ * recorded `status`. So the common settlement, a completion, writes nothing here: a keyed call
+ * costs one binding write (at admission) instead of two.
+ */
 export interface KeyBinding {
   readonly callId: string;
   readonly tool: string;
   readonly argsDigest: string;
   readonly expiresAt: number;
-  readonly status: KeyStatus;
+  /** Only once its call failed or timed out. */
+  readonly status?: 'failed' | 'timed_out';
 }
 
 /**
- * `keyBindings` is a sharded map two levels deep (4,096 leaves) rather than three: its entries churn
+ * `idempotencyBindings` is a sharded map two levels deep (4,096 leaves) rather than three: its entries churn
  * (bound, then evicted a TTL later), and with three levels nearly every live key kept a 64-slot node
  * of its own, which each minor GC copied; with two, the nodes are shared and a write copies two
  * nodes and a leaf. Leaves hold ≈ 2.5 bindings per 10,000 live keys.
@@ -51,7 +57,8 @@ const entrySlots = 3;
 /**
  * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
  * each `[binding, callId, expiresAt]` (which binding it made: a later binding of the same key
- * replaces it in `keyBindings`). Kept as full frozen chunks of `queueChunk` entries plus the chunk
+ * replaces it in `idempotencyBindings`). Kept on the root's grant record (`keyQueue`), which every
+admission in the tree rewrites anyway (its usage), so the queue costs no trie path of its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk
  * being filled (`tail`), flat: an admission copies the tail and, once per chunk, the chunk list,
  * and eviction only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is
  * chunk `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
@@ -64,20 +71,26 @@ export interface KeyQueue {
   readonly tail: readonly (string | number)[];
 }
 
-/** The key under which `keyBindings` holds a grant's binding (the digest is 64 hex digits, so the split is unambiguous). */
+/** The key under which `idempotencyBindings` holds a grant's binding (the digest is 64 hex digits, so the split is unambiguous). */
 export function bindingKey(grantId: string, keyDigest: string): string {
   return `${grantId} ${keyDigest}`;
 }
 
 /** The binding stored under `binding` (a bindingKey), live or not. */
 export function bindingAt(state: LedgerState, binding: string): KeyBinding | undefined {
-  return shardGet(state.keyBindings, binding, bindingsDepth);
+  return shardGet(state.idempotencyBindings, binding, bindingsDepth);
 }
 
 /** The grant's binding of this key, if it is live at `at` (an expired one is as good as none). */
 export function liveBinding(state: LedgerState, grantId: string, keyDigest: string, at: number): KeyBinding | undefined {
   const binding = bindingAt(state, bindingKey(grantId, keyDigest));
   return binding !== undefined && at < binding.expiresAt ? binding : undefined;
+}
+
+/** How the binding's call stands: recorded if it failed or timed out, else whether it is still in flight. */
+export function keyStatus(state: LedgerState, binding: KeyBinding): KeyStatus {
+  if (binding.status !== undefined) return binding.status;
+  return shardGet(state.inFlight, binding.callId) !== undefined ? 'in_flight' : 'completed';
 }
 
 /** The entry at `position` (first ≤ position < next) of a queue, as its chunk and the offset of its first slot. */
@@ -88,23 +101,25 @@ export function queueEntry(queue: KeyQueue, position: number): { readonly chunk:
 }
 
 /**
- * Whether the tree rooted at `rootId` can bind one more key at `at`: under `keysMax`, or its oldest
+ * Whether a tree whose root keeps `queue` can bind one more key at `at`: under `keysMax`, or its oldest
  * binding has expired (the fold evicts it first). Otherwise the call is refused rather than an unexpired
  * key forgotten: forgetting one would let its retry run twice.
  */
-export function canBindKey(queues: ShardedMap<KeyQueue>, rootId: string, at: number, keysMax: number): boolean {
-  const queue = shardGet(queues, rootId);
+export function canBindKey(queue: KeyQueue | undefined, at: number, keysMax: number): boolean {
   if (queue === undefined || queue.next - queue.first < keysMax) return true;
   const oldest = queueEntry(queue, queue.first);
   return (oldest.chunk[oldest.at + 2] as number) <= at;
 }
 
-/** A settled call's status for its binding. */
-export function settledStatus(event: { readonly type: 'call.completed' } | { readonly type: 'call.failed'; readonly timedOut?: true }): KeyStatus {
-  if (event.type === 'call.completed') return 'completed';
+/** A failed call's status for its binding. */
+export function failedStatus(event: { readonly timedOut?: true }): 'failed' | 'timed_out' {
   return event.timedOut === true ? 'timed_out' : 'failed';
 }
 
-export function keyBinding(callId: string, tool: string, argsDigest: string, expiresAt: number, status: KeyStatus): KeyBinding {
-  return Object.freeze({ callId, tool, argsDigest, expiresAt, status });
+export function keyBinding(callId: string, tool: string, argsDigest: string, expiresAt: number): KeyBinding {
+  return Object.freeze({ callId, tool, argsDigest, expiresAt });
+}
+
+export function failedBinding(binding: KeyBinding, status: 'failed' | 'timed_out'): KeyBinding {
+  return Object.freeze({ callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt, status });
 }

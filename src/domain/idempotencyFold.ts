@@ -1,11 +1,13 @@
 import type { EventOf } from './events';
-import { bindingsDepth, keyBinding, queueChunk, queueEntry, type KeyBinding, type KeyQueue, type KeyStatus } from './idempotency';
+import { bindingsDepth, failedBinding, keyBinding, queueChunk, queueEntry, type KeyBinding, type KeyQueue } from './idempotency';
+import { withKeyQueue } from './records';
 import { shardGet, type ShardedMap } from './shardedMap';
+import type { GrantRecord } from './state';
 
-/** The two containers of key bindings (state.ts), as one fold step reads and writes them. */
+/** The containers a key step changes (state.ts): the bindings, and the grants (a root keeps its tree's queue). */
 export interface KeyMaps {
-  keyBindings: ShardedMap<KeyBinding>;
-  keyQueues: ShardedMap<KeyQueue>;
+  grants: ShardedMap<GrantRecord>;
+  idempotencyBindings: ShardedMap<KeyBinding>;
 }
 
 /**
@@ -29,19 +31,23 @@ const emptyQueue: KeyQueue = Object.freeze({ first: 0, next: 0, chunks: Object.f
  * A keyed admission binds its key: first the tree's expired bindings are evicted from the front
  * of its queue (oldest first, stopping at the first live one), then the binding and its queue
  * position are added. An evicted position removes its binding only if that binding is still the one
- * it made (a key re-bound after expiry keeps its new binding).
+ * it made (a key re-bound after expiry keeps its new binding). Runs after the admission's charge,
+ * which has already rewritten the root's record (so a batch fold rewrites only its own leaf slot).
  */
 export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.admitted'>, binding: string): void {
   const request = event.idempotency;
   if (request === undefined) return;
   const rootId = event.ancestors !== undefined && event.ancestors.length > 0 ? (event.ancestors[0] as string) : event.grantId;
-  const queue = shardGet(maps.keyQueues, rootId) ?? emptyQueue;
+  const root = shardGet(maps.grants, rootId);
+  // The decider admitted the call on this chain, so its root is there; `evolve` trusts its events.
+  if (root === undefined) return;
+  const queue = root.keyQueue ?? emptyQueue;
   let first = queue.first;
   while (first < queue.next) {
     const entry = queueEntry(queue, first);
     if ((entry.chunk[entry.at + 2] as number) > event.at) break;
     const evicted = entry.chunk[entry.at] as string;
-    if (shardGet(maps.keyBindings, evicted, bindingsDepth)?.callId === entry.chunk[entry.at + 1]) maps.keyBindings = writes.remove(maps.keyBindings, evicted, bindingsDepth);
+    if (shardGet(maps.idempotencyBindings, evicted, bindingsDepth)?.callId === entry.chunk[entry.at + 1]) maps.idempotencyBindings = writes.remove(maps.idempotencyBindings, evicted, bindingsDepth);
     first++;
   }
   // The full chunks now wholly before `first` are dropped (after the walk: a transient fold changes
@@ -53,7 +59,7 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
     chunksCopy = writes.writable(chunks);
     chunksCopy.splice(0, dropped);
   }
-  maps.keyBindings = writes.put(maps.keyBindings, binding, keyBinding(event.callId, event.tool, request.argsDigest, request.expiresAt, 'in_flight'), bindingsDepth);
+  maps.idempotencyBindings = writes.put(maps.idempotencyBindings, binding, keyBinding(event.callId, event.tool, request.argsDigest, request.expiresAt), bindingsDepth);
   const tail = writes.writable(queue.tail);
   tail.push(binding, event.callId, request.expiresAt);
   let nextTail: readonly (string | number)[];
@@ -63,12 +69,16 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
     nextTail = writes.done(writes.fresh());
   } else nextTail = writes.done(tail);
   if (chunksCopy !== undefined) chunks = writes.done(chunksCopy);
-  maps.keyQueues = writes.put(maps.keyQueues, rootId, Object.freeze({ first, next: queue.next + 1, chunks, tail: nextTail }));
+  maps.grants = writes.put(maps.grants, rootId, withKeyQueue(root, Object.freeze({ first, next: queue.next + 1, chunks, tail: nextTail })));
 }
 
-/** A keyed call's settlement records how it ended on its binding (what a retry after a restart reports). */
-export function settleKey(maps: KeyMaps, writes: MapWrites, binding: string, callId: string, status: KeyStatus): void {
-  const current = shardGet(maps.keyBindings, binding, bindingsDepth);
-  if (current === undefined || current.callId !== callId) return;
-  maps.keyBindings = writes.put(maps.keyBindings, binding, keyBinding(current.callId, current.tool, current.argsDigest, current.expiresAt, status), bindingsDepth);
+/**
+ * A keyed call that failed (or timed out) records it on its binding (what a retry after a restart
+ * reports). A completion writes nothing: its binding's status follows from the call having left
+ * `inFlight` (idempotency.ts, keyStatus).
+ */
+export function failKey(bindings: ShardedMap<KeyBinding>, writes: MapWrites, binding: string, callId: string, status: 'failed' | 'timed_out'): ShardedMap<KeyBinding> {
+  const current = shardGet(bindings, binding, bindingsDepth);
+  if (current === undefined || current.callId !== callId) return bindings;
+  return writes.put(bindings, binding, failedBinding(current, status), bindingsDepth);
 }

@@ -2,7 +2,7 @@ import { freeze, produce } from 'immer';
 import type { EventOf, MeterAmounts } from './events';
 import { metersAfter } from './meters';
 import { noAdmissionTimes, withAdmissionTime, type AdmissionTimes } from './rateWindow';
-import { bindingKey } from './idempotency';
+import { bindingKey, type KeyQueue } from './idempotency';
 import type { GrantRecord, InFlightCall, ToolRecord } from './state';
 
 // The records events create or change, shared by `evolve` (one event) and `TransientState` (a
@@ -24,9 +24,9 @@ export function grantRecord(event: EventOf<'grant.issued'>, parent: GrantRecord 
   const used = Object.freeze({ calls: 0, inputBytes: 0 });
   const metersUsed = scope.budget.meters === undefined ? undefined : zeroMeters(scope.budget.meters);
   const admissions = scope.budget.rate === undefined ? undefined : noAdmissionTimes;
-  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined, undefined, metersUsed, admissions);
+  if (event.parentGrantId === undefined) return record(event.grantId, event.tokenDigest, scope, false, used, event.at, undefined, undefined, undefined, metersUsed, admissions, undefined);
   const ancestors = Object.freeze(parent === undefined ? [event.parentGrantId] : [...(parent.ancestors ?? []), parent.grantId]);
-  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors, undefined, metersUsed, admissions);
+  return record(event.grantId, event.tokenDigest, scope, false, used, event.at, event.parentGrantId, ancestors, undefined, metersUsed, admissions, undefined);
 }
 
 function zeroMeters(limits: MeterAmounts): MeterAmounts {
@@ -37,7 +37,7 @@ function zeroMeters(limits: MeterAmounts): MeterAmounts {
 
 /** A root record counting one more grant issued anywhere below it (bounded: limits.delegatedGrantsPerRootMax). */
 export function withDescendant(root: GrantRecord): GrantRecord {
-  return record(root.grantId, root.tokenDigest, root.scope, root.revoked, root.used, root.issuedAt, root.parentGrantId, root.ancestors, (root.descendants ?? 0) + 1, root.metersUsed, root.admissions);
+  return record(root.grantId, root.tokenDigest, root.scope, root.revoked, root.used, root.issuedAt, root.parentGrantId, root.ancestors, (root.descendants ?? 0) + 1, root.metersUsed, root.admissions, root.keyQueue);
 }
 
 // Fields listed rather than spread: V8 builds a literal of known shape several times faster, and
@@ -55,8 +55,9 @@ function record(
   descendants: number | undefined,
   metersUsed: MeterAmounts | undefined,
   admissions: AdmissionTimes | undefined,
+  keyQueue: KeyQueue | undefined,
 ): GrantRecord {
-  if (metersUsed !== undefined || admissions !== undefined) {
+  if (metersUsed !== undefined || admissions !== undefined || keyQueue !== undefined) {
     // Absent fields stay absent (no `undefined` values): a snapshot's JSON and `replay` then agree.
     const r: { -readonly [K in keyof GrantRecord]: GrantRecord[K] } = { grantId, tokenDigest, scope, revoked, used, issuedAt };
     if (parentGrantId !== undefined) r.parentGrantId = parentGrantId;
@@ -64,6 +65,7 @@ function record(
     if (descendants !== undefined) r.descendants = descendants;
     if (metersUsed !== undefined) r.metersUsed = metersUsed;
     if (admissions !== undefined) r.admissions = admissions;
+    if (keyQueue !== undefined) r.keyQueue = keyQueue;
     return Object.freeze(r);
   }
   if (ancestors === undefined) {
@@ -71,6 +73,11 @@ function record(
     return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt, descendants });
   }
   return Object.freeze({ grantId, tokenDigest, scope, revoked, used, issuedAt, parentGrantId, ancestors });
+}
+
+/** A root record keeping its tree's key queue (idempotency.ts): every admission in the tree rewrites the record anyway. */
+export function withKeyQueue(root: GrantRecord, queue: KeyQueue): GrantRecord {
+  return record(root.grantId, root.tokenDigest, root.scope, root.revoked, root.used, root.issuedAt, root.parentGrantId, root.ancestors, root.descendants, root.metersUsed, root.admissions, queue);
 }
 
 export function revokedGrant(grant: GrantRecord): GrantRecord {
@@ -82,7 +89,7 @@ export function revokedGrant(grant: GrantRecord): GrantRecord {
 // "What each design choice costs").
 export function withUsage(grant: GrantRecord, calls: number, inputBytes: number): GrantRecord {
   const used = Object.freeze({ calls: grant.used.calls + calls, inputBytes: grant.used.inputBytes + inputBytes });
-  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants, grant.metersUsed, grant.admissions);
+  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants, grant.metersUsed, grant.admissions, grant.keyQueue);
 }
 
 /**
@@ -97,7 +104,7 @@ export function withCallUsage(grant: GrantRecord, calls: number, inputBytes: num
   const metersUsed = grant.metersUsed === undefined || meters === undefined ? grant.metersUsed : metersAfter(grant.metersUsed, meters, sign);
   const rate = grant.scope.budget.rate;
   const admissions = grant.admissions === undefined || rate === undefined || admittedAt === undefined ? grant.admissions : withAdmissionTime(grant.admissions, rate.calls, admittedAt);
-  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants, metersUsed, admissions);
+  return record(grant.grantId, grant.tokenDigest, grant.scope, grant.revoked, used, grant.issuedAt, grant.parentGrantId, grant.ancestors, grant.descendants, metersUsed, admissions, grant.keyQueue);
 }
 
 // Made on every admission, so frozen by hand like the usage charge: immer's deep `freeze` walked it

@@ -41,6 +41,11 @@ export interface GrantRecord {
    * its descendants'), in log order, in frozen chunks (rateWindow.ts).
    */
   readonly admissions?: AdmissionTimes;
+  /**
+   * Only on a root whose tree has bound idempotency keys: the order they were bound in, for eviction
+   * and the bound (idempotency.ts, KeyQueue).
+   */
+  readonly keyQueue?: KeyQueue;
 }
 
 export interface InFlightCall {
@@ -52,7 +57,7 @@ export interface InFlightCall {
   readonly seq: number;
   /** Only for a call with a timeout: the log time from which it may be settled as timed out. */
   readonly deadline?: number;
-  /** Only for a call made with an idempotency key: where its binding is in `keys`. */
+  /** Only for a call made with an idempotency key: where its binding is in `idempotencyBindings`. */
   readonly key?: string;
 }
 
@@ -65,10 +70,11 @@ export interface LedgerState {
   /** tokenDigest → grantId. */
   readonly tokens: ShardedMap<string>;
   readonly inFlight: ShardedMap<InFlightCall>;
-  /** Idempotency bindings, `grantId + ' ' + keyDigest` → binding; two levels deep (idempotency.ts, bindingsDepth). */
-  readonly keyBindings: ShardedMap<KeyBinding>;
-  /** Per root grant: the order its tree's keys were bound in, for eviction and the bound (idempotency.ts, KeyQueue). */
-  readonly keyQueues: ShardedMap<KeyQueue>;
+  /**
+   * Idempotency bindings, `grantId + ' ' + keyDigest` → binding; two levels deep (idempotency.ts,
+   * bindingsDepth). Each tree's queue of them is on its root's record (`GrantRecord.keyQueue`).
+   */
+  readonly idempotencyBindings: ShardedMap<KeyBinding>;
 }
 
 export const initialState: LedgerState = Object.freeze({
@@ -77,6 +83,5 @@ export const initialState: LedgerState = Object.freeze({
   grants: Object.freeze(emptyShardedMap<GrantRecord>()),
   tokens: Object.freeze(emptyShardedMap<string>()),
   inFlight: Object.freeze(emptyShardedMap<InFlightCall>()),
-  keyBindings: Object.freeze(emptyShardedMap<KeyBinding>()),
-  keyQueues: Object.freeze(emptyShardedMap<KeyQueue>()),
+  idempotencyBindings: Object.freeze(emptyShardedMap<KeyBinding>()),
 }) as LedgerState;

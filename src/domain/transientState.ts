@@ -1,10 +1,10 @@
 import type { LedgerEvent } from './events';
 import type { MeterAmounts } from './events';
 import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
-import { shardGet } from './shardedMap';
+import { shardGet, type ShardedMap } from './shardedMap';
 import { OwnedNodes, shardDeleteOwned, shardSetOwned } from './shardedMapTransient';
-import { bindKey, settleKey, type MapWrites } from './idempotencyFold';
-import { settledStatus } from './idempotency';
+import { bindKey, failKey, type MapWrites } from './idempotencyFold';
+import { failedStatus } from './idempotency';
 import type { LedgerState } from './state';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -12,6 +12,26 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 // Nodes an edit created stay referenced until it commits (even ones it pruned again), so a long
 // fold commits every so many events on its own; a commit changes nothing `view` shows.
 const commitEvery = 4_096;
+
+/** How the key steps write in a batch: on the nodes and arrays the batch owns (one object per batch, not five closures). */
+class OwnedWrites implements MapWrites {
+  constructor(private readonly owned: OwnedNodes) {}
+  put<V>(map: ShardedMap<V>, key: string, value: V, depth?: number): ShardedMap<V> {
+    return shardSetOwned(map, key, value, this.owned, depth);
+  }
+  remove<V>(map: ShardedMap<V>, key: string, depth?: number): ShardedMap<V> {
+    return shardDeleteOwned(map, key, this.owned, depth);
+  }
+  writable<T>(array: readonly T[]): T[] {
+    return this.owned.own(array) as T[];
+  }
+  fresh<T>(): T[] {
+    return this.owned.fresh([]) as T[];
+  }
+  done<T>(array: T[]): readonly T[] {
+    return array;
+  }
+}
 
 /**
  * A batch-local fold of events: `evolve` event by event, except that the root and the sharded maps'
@@ -32,20 +52,14 @@ export class TransientState {
   private committed: LedgerState;
   private readonly owned = new OwnedNodes();
   /** `evolve`'s key-binding steps (idempotencyFold.ts), writing the batch's own nodes. */
-  private readonly ownedWrites: MapWrites = {
-    put: (map, key, value, depth) => shardSetOwned(map, key, value, this.owned, depth),
-    remove: (map, key, depth) => shardDeleteOwned(map, key, this.owned, depth),
-    writable: <T>(array: readonly T[]) => this.owned.own(array) as T[],
-    fresh: <T>() => this.owned.fresh([]) as T[],
-    done: (array) => array,
-  };
+  private readonly ownedWrites: MapWrites = new OwnedWrites(this.owned);
   private sinceCommit = 0;
 
   constructor(start: LedgerState) {
     // Ownership is "not frozen" (shardedMapTransient.ts): a thawed state would be changed in place.
     if (
       !Object.isFrozen(start) || !Object.isFrozen(start.grants) || !Object.isFrozen(start.tokens) || !Object.isFrozen(start.inFlight) ||
-      !Object.isFrozen(start.keyBindings) || !Object.isFrozen(start.keyQueues)
+      !Object.isFrozen(start.idempotencyBindings)
     ) {
       throw new TypeError('a transient fold needs a frozen state (evolve and snapshots produce one)');
     }
@@ -99,7 +113,7 @@ export class TransientState {
         const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
         if (release !== undefined) this.charge(s, event.grantId, 0, 0, release, -1, undefined);
-        if (call?.key !== undefined) settleKey(s, this.ownedWrites, call.key, event.callId, 'completed');
+        // As in `evolve`: a completed keyed call's binding needs no write.
         return;
       }
       case 'call.failed': {
@@ -108,7 +122,7 @@ export class TransientState {
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
         const back = refunds(event);
         if (back || release !== undefined) this.charge(s, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
-        if (call?.key !== undefined) settleKey(s, this.ownedWrites, call.key, event.callId, settledStatus(event));
+        if (call?.key !== undefined) s.idempotencyBindings = failKey(s.idempotencyBindings, this.ownedWrites, call.key, event.callId, failedStatus(event));
         return;
       }
       case 'attenuation.rejected':

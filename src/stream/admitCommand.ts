@@ -1,4 +1,4 @@
-import type { Command } from '../domain/commands';
+import type { AdmitCommand, Command } from '../domain/commands';
 import { checkAuthority } from '../domain/decide';
 import type { MeterAmounts } from '../domain/events';
 import type { JsonObject } from '../domain/json';
@@ -67,7 +67,9 @@ export function admitCommand(
       }
     }
   }
-  return {
+  // Optional fields added to one literal rather than spread from conditional objects: this runs for
+  // every call, and each such spread is a runtime copy (as in settleCommand, ledger.ts).
+  const command: { -readonly [K in keyof AdmitCommand]: AdmitCommand[K] } = {
     type: 'admit',
     at,
     callId: call.callId,
@@ -76,11 +78,11 @@ export function admitCommand(
     inputBytes: call.args.ok ? call.args.bytes : undefined,
     argumentCheck,
     resourceCheck,
-    ...(cost !== undefined ? { cost } : {}),
-    ...(call.idempotency !== undefined && call.idempotency !== 'invalid'
-      ? { idempotency: { keyDigest: call.idempotency.keyDigest, argsDigest: call.idempotency.argsDigest, expiresAt: at + call.idempotency.ttlMs, keysMax: call.idempotency.keysMax } }
-      : {}),
   };
+  if (cost !== undefined) command.cost = cost;
+  const key = call.idempotency;
+  if (key !== undefined && key !== 'invalid') command.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: at + key.ttlMs, keysMax: key.keysMax };
+  return command;
 }
 
 /**

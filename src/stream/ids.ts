@@ -20,11 +20,29 @@ export function newGrantId(): string {
   return `g_${randomBytes(16).toString('hex')}`;
 }
 
-/** Call ids: a random 64-bit prefix per ledger object and a counter, unique across processes sharing a log. */
-export function callIdSource(): () => string {
-  const prefix = randomBytes(8).toString('hex');
-  let counter = 0;
-  return () => `c_${prefix}_${(++counter).toString(36)}`;
+/**
+ * Call ids: a random 64-bit prefix per ledger object and a counter, unique across processes sharing
+ * a log. The counter is the call's ordinal in this ledger object (what heldOutcomes.ts looks up).
+ */
+export class CallIds {
+  private readonly prefix = `c_${randomBytes(8).toString('hex')}_`;
+  private counter = 0;
+
+  /** The next call's ordinal (1, 2, …); `id(ordinal)` is its call id. */
+  take(): number {
+    return ++this.counter;
+  }
+
+  id(ordinal: number): string {
+    return this.prefix + ordinal.toString(36);
+  }
+
+  /** The ordinal of a call id this source made, or undefined (another ledger object's, or not a call id). */
+  ordinalOf(callId: string): number | undefined {
+    if (!callId.startsWith(this.prefix)) return undefined;
+    const ordinal = parseInt(callId.slice(this.prefix.length), 36);
+    return Number.isSafeInteger(ordinal) && ordinal >= 1 && ordinal <= this.counter && this.id(ordinal) === callId ? ordinal : undefined;
+  }
 }
 
 /** Names one ledger object in a settlement journal (docs/storage.md). */

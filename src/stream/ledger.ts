@@ -18,7 +18,7 @@ import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
 import { LazyAbort } from './lazyAbort';
 import { CommandStream } from './commandStream';
-import { callIdSource, newGrantId, newJournalOwner, newToken, presentedTokenDigest, tokenDigest } from './ids';
+import { CallIds, newGrantId, newJournalOwner, newToken, presentedTokenDigest, tokenDigest } from './ids';
 import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJournal } from '../stores/settlementJournal';
 import { isolateSubscriberErrors } from './subscriberIsolation';
 import { ToolRegistry } from './toolRegistry';
@@ -37,7 +37,8 @@ import { readClock } from './readClock';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
 import { readInvokeOptions } from './invokeOptions';
 import { onSignalAbort, signalAborted, signalReason } from './hostSignal';
-import { bindingAt, bindingKey } from '../domain/idempotency';
+import { bindingAt, bindingKey, keyStatus } from '../domain/idempotency';
+import { HeldOutcomes } from './heldOutcomes';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
@@ -101,7 +102,7 @@ class LedgerImpl implements Ledger {
   private readonly running = new Map<string, Running>();
   /** Set while `close` waits for running tools: called when the last one has settled. */
   private whenNoneRunning: (() => void) | undefined;
-  private readonly nextCallId = callIdSource();
+  private readonly callIds = new CallIds();
   /** The transparency option: fed every committed event (src/transparency implements it). */
   private readonly follower: LogFollower | undefined;
   /** The follower's text for a snapshot, read only when one is written. */
@@ -120,14 +121,7 @@ class LedgerImpl implements Ledger {
   private readonly keyTtlMs: number;
   private readonly keysMax: number;
   /** Outcomes of keyed calls this ledger ran, for their retries (bounded: the oldest goes first). */
-  private readonly heldOutcomes = new Map<string, InvokeOutcome<unknown>>();
-  /**
-   * The held outcomes' call ids in the order they were held, as a ring: evicting the oldest through
-   * the Map's own iterator walked past every deleted entry left at the front of V8's table (12 % of a
-   * keyed call's time in a profile).
-   */
-  private readonly heldOrder: (string | undefined)[] = [];
-  private heldNext = 0;
+  private readonly heldOutcomes = new HeldOutcomes(limits.idempotentOutcomesHeldMax);
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
 
@@ -355,7 +349,8 @@ class LedgerImpl implements Ledger {
   invoke<Result>(token: string, tool: string, args: unknown, options: KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>>;
   invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
   async invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>> {
-    const callId = this.nextCallId();
+    const ordinal = this.callIds.take();
+    const callId = this.callIds.id(ordinal);
     if (this.closing) return rejected(callId, 'ledger_unavailable');
     const digest = presentedTokenDigest(token);
     const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
@@ -380,7 +375,7 @@ class LedgerImpl implements Ledger {
       if (event.meter !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), meter: event.meter };
       return rejected(callId, event.reason);
     }
-    return this.execute<Result>(event, snapshot, (request as InvokeRequest).checked, read === 'unreadable' ? undefined : read.signal);
+    return this.execute<Result>(event, ordinal, snapshot, (request as InvokeRequest).checked, read === 'unreadable' ? undefined : read.signal);
   }
 
   /**
@@ -390,25 +385,19 @@ class LedgerImpl implements Ledger {
   private async replayOutcome<Result>(replay: EventOf<'call.replayed'>): Promise<KeyedInvokeOutcome<Result>> {
     const firstCallId = replay.replayOf;
     const running = this.running.get(firstCallId);
-    const outcome = (running !== undefined ? await new Promise<InvokeOutcome<unknown>>((resolve) => (running.retries ??= []).push(resolve)) : this.heldOutcomes.get(firstCallId)) as KeyedInvokeOutcome<Result> | undefined;
+    const ordinal = running === undefined ? this.callIds.ordinalOf(firstCallId) : undefined;
+    const held = ordinal === undefined ? undefined : this.heldOutcomes.get(ordinal);
+    const outcome = (running !== undefined ? await new Promise<InvokeOutcome<unknown>>((resolve) => (running.retries ??= []).push(resolve)) : held) as KeyedInvokeOutcome<Result> | undefined;
     if (outcome !== undefined && (outcome.status === 'completed' || outcome.status === 'failed')) return { ...outcome, callId: firstCallId, replayed: true };
     // The binding the retry matched (the decision read it from this state).
     const binding = bindingAt(this.current, bindingKey(replay.grantId, replay.idempotency.keyDigest));
-    return { status: 'replayed', callId: firstCallId, replayed: true, settled: binding?.status ?? 'in_flight' };
+    return { status: 'replayed', callId: firstCallId, replayed: true, settled: binding === undefined ? 'in_flight' : keyStatus(this.current, binding) };
   }
 
-  /** Keeps a keyed call's outcome for its retries, forgetting the oldest past the bound. */
-  private holdOutcome(callId: string, outcome: InvokeOutcome<unknown>): void {
-    const slot = this.heldNext % limits.idempotentOutcomesHeldMax;
-    const oldest = this.heldOrder[slot];
-    if (oldest !== undefined) this.heldOutcomes.delete(oldest);
-    this.heldOrder[slot] = callId;
-    this.heldNext++;
-    this.heldOutcomes.set(callId, outcome);
-  }
-
-  private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
+  private async execute<Result>(admitted: Extract<LedgerEvent, { type: 'call.admitted' }>, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
     const attached = this.registry.get(admitted.tool);
+    // In admission order (heldOutcomes.ts): taken before the tool runs, filled in when it has ended.
+    const heldSlot = admitted.idempotency === undefined ? -1 : this.heldOutcomes.reserve(ordinal);
     const controller = new LazyAbort();
     const running: Running = { grantId: admitted.grantId, ancestors: admitted.ancestors, controller };
     this.running.set(admitted.callId, running);
@@ -455,8 +444,8 @@ class LedgerImpl implements Ledger {
     }
     // Timed out first (this settlement was then refused, or became the timeout itself): the log decides.
     if (timedOut !== undefined || outcome === undefined) outcome = { status: 'failed', callId: admitted.callId, error: timedOut ?? timeoutError() };
-    if (admitted.idempotency !== undefined) {
-      this.holdOutcome(admitted.callId, outcome);
+    if (heldSlot >= 0) {
+      this.heldOutcomes.hold(heldSlot, ordinal, outcome);
       if (running.retries !== undefined) for (const retry of running.retries) retry(outcome);
     }
     this.running.delete(admitted.callId);

@@ -30,8 +30,9 @@ export async function readLatestSnapshot(client: HeldClient, tables: PostgresTab
     }
     if (state?.head?.seq !== Number(row.seq) || state.head.hash !== row.head_hash) continue;
     // A snapshot written before idempotency keys existed, or before their containers took this shape
-    // (`keyBindings`, chunked `keyQueues`), lacks them: skipped, the events are folded instead.
-    if (!Array.isArray(state.keyBindings) || !Array.isArray(state.keyQueues)) continue;
+    // (`idempotencyBindings`, each tree's queue on its root's record), lacks them: skipped, the events
+    // are folded instead.
+    if (!Array.isArray(state.idempotencyBindings)) continue;
     return freezeDeep(state);
   }
   return undefined;

@@ -50,8 +50,9 @@ function isStateShaped(value: unknown): value is LedgerState {
     s.tools !== null && typeof s.tools === 'object' && !Array.isArray(s.tools) &&
     Array.isArray(s.grants) && Array.isArray(s.tokens) && Array.isArray(s.inFlight) &&
     // Snapshots written before idempotency keys existed, or before their containers took this shape
-    // (`keyBindings`, chunked `keyQueues`), lack these: skipped, the events are folded instead.
-    Array.isArray(s.keyBindings) && Array.isArray(s.keyQueues)
+    // (`idempotencyBindings`, each tree's queue on its root's record), lack these: skipped, the events
+    // are folded instead.
+    Array.isArray(s.idempotencyBindings)
   );
 }
 
