@@ -189,8 +189,8 @@ describe('idempotency keys', () => {
 
   it('records how a keyed call ended on its binding', () => {
     const { state } = given(registerNotes, issueCommand(), admit({ idempotency: key() }), settle({ outcome: 'failed' }));
-    expect(keyStatus(state, bindingAt(state, `g1 ${'a'.repeat(64)}`) as KeyBinding)).toBe('failed');
+    expect(keyStatus(state, bindingAt(state, 'g1', 'a'.repeat(64)) as KeyBinding)).toBe('failed');
     const completed = given(registerNotes, issueCommand(), admit({ idempotency: key() }), settle()).state;
-    expect(keyStatus(completed, bindingAt(completed, `g1 ${'a'.repeat(64)}`) as KeyBinding)).toBe('completed');
+    expect(keyStatus(completed, bindingAt(completed, 'g1', 'a'.repeat(64)) as KeyBinding)).toBe('completed');
   });
 });

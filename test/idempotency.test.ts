@@ -4,7 +4,7 @@ import { manualClock } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
 import { reseal } from './support/sealedLog';
 import Database from 'better-sqlite3';
-import { keyStatus } from '../src/domain/idempotency';
+import { keyStatus, type KeyBinding } from '../src/domain/idempotency';
 
 const hex = (c: string): string => c.repeat(64);
 const keyed = (keyDigest: string, argsDigest: string, expiresAt = T0 + 10_000, keysMax: number = limits.idempotencyKeysPerTreeMax) => ({ keyDigest, argsDigest, expiresAt, keysMax });
@@ -99,6 +99,29 @@ describe('idempotent retries: the decider', () => {
     expect(shardBindings(done.state)).toEqual([expect.objectContaining({ callId: 'c1', status: 'completed' })]);
   });
 
+  it('keeps one digest bound on several grants apart: a failure, an eviction and a re-binding each touch only their own grant', () => {
+    const g2 = issueCommand({ budget: { calls: 9, inputBytes: 1_000 } }, 'g2');
+    const start = run([g2], base());
+    const bound = run([admitKeyed('c1', T0 + 1, keyed(hex('a'), hex('b'), T0 + 50)), admitKeyed('c2', T0 + 2, keyed(hex('a'), hex('b'), T0 + 5_000), { grantId: 'g2' })], start);
+    const failed = run([{ type: 'settle', at: T0 + 3, callId: 'c2', outcome: 'failed', refund: false }], bound);
+    expect(shardBindings(failed.state).sort((x, y) => x.callId.localeCompare(y.callId))).toEqual([
+      { callId: 'c1', grantId: 'g1', status: 'in_flight' },
+      { callId: 'c2', grantId: 'g2', status: 'failed' },
+    ]);
+    // g1's binding expires; g1's next keyed call evicts it, g2's stays; then g1 binds the digest anew.
+    const later = run([admitKeyed('c3', T0 + 60, keyed(hex('c'), hex('b'))), admitKeyed('c4', T0 + 61, keyed(hex('a'), hex('d')))], failed);
+    expect(shardBindings(later.state).filter((b) => b.callId !== 'c3').sort((x, y) => x.callId.localeCompare(y.callId))).toEqual([
+      { callId: 'c2', grantId: 'g2', status: 'failed' },
+      { callId: 'c4', grantId: 'g1', status: 'in_flight' },
+    ]);
+    expect(payloads(decide(later.state, admitKeyed('c5', T0 + 62, keyed(hex('a'), hex('b')), { grantId: 'g2' })))[0]).toMatchObject({ type: 'call.replayed', replayOf: 'c2' });
+    expect(payloads(decide(later.state, admitKeyed('c6', T0 + 62, keyed(hex('a'), hex('d')))))[0]).toMatchObject({ type: 'call.replayed', replayOf: 'c4' });
+    expect(replay(later.events)).toEqual(later.state);
+    expect(evolveBatch(start.state, later.events.slice(start.events.length))).toEqual(later.state);
+    expect(JSON.parse(JSON.stringify(later.state))).toEqual(later.state);
+    expect(verify(later.events)).toMatchObject({ ok: true });
+  });
+
   it("keeps each tree's key queue on its root's record: a child's keyed call queues on the root", () => {
     const tree = run([{ type: 'attenuate', at: T0 + 1, parentGrantId: 'g1', grantId: 'child', tokenDigest: hex('9'), request: { kind: 'narrowing', narrowing: {} } }], base());
     const g = run([admitKeyed('c1', T0 + 2, keyed(hex('a'), hex('b')), { grantId: 'child' }), admitKeyed('c2', T0 + 3, keyed(hex('c'), hex('b')))], tree);
@@ -141,9 +164,13 @@ describe('idempotent retries: the decider', () => {
   });
 });
 
-/** The state's bindings, each with its call's status (idempotency.ts, keyStatus). */
-function shardBindings(state: LedgerState): { callId: string; status: string }[] {
-  return Array.from(shardValues(state.idempotencyBindings), (b) => ({ ...b, status: keyStatus(state, b) }));
+/** The state's bindings (every grant's, along each digest's chain), each with its call's status (idempotency.ts, keyStatus). */
+function shardBindings(state: LedgerState): { callId: string; grantId: string; status: string }[] {
+  const all: { callId: string; grantId: string; status: string }[] = [];
+  for (const chain of shardValues(state.idempotencyBindings)) {
+    for (let b: KeyBinding | undefined = chain; b !== undefined; b = b.next) all.push({ callId: b.callId, grantId: b.grantId, status: keyStatus(state, b) });
+  }
+  return all;
 }
 
 /** The log with `edit` applied to each event (a JSON copy: undefined fields dropped), re-sealed so that only the decision check can object. */

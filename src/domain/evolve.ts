@@ -69,7 +69,7 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       if (call.key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
       // A keyed admission binds its key on copies (idempotencyFold.ts); the root keeps the queue.
       const maps: KeyMaps = { grants, idempotencyBindings: state.idempotencyBindings };
-      bindKey(maps, pathCopies, event, call.key);
+      bindKey(maps, pathCopies, event);
       return Object.freeze({ ...state, head, grants: maps.grants, inFlight, idempotencyBindings: maps.idempotencyBindings });
     }
     case 'call.rejected':

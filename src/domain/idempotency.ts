@@ -32,33 +32,40 @@ export interface KeyedAdmission extends IdempotencyRequest {
  * costs one binding write (at admission) instead of two.
  */
 export interface KeyBinding {
+  readonly grantId: string;
   readonly callId: string;
   readonly tool: string;
   readonly argsDigest: string;
   readonly expiresAt: number;
   /** Only once its call failed or timed out. */
   readonly status?: 'failed' | 'timed_out';
+  /** Another grant's binding of the same key digest (one key used on several grants: rare), and so on. */
+  readonly next?: KeyBinding;
 }
 
 /**
- * `idempotencyBindings` is a sharded map two levels deep (4,096 leaves) rather than three: its entries churn
- * (bound, then evicted a TTL later), and with three levels nearly every live key kept a 64-slot node
- * of its own, which each minor GC copied; with two, the nodes are shared and a write copies two
- * nodes and a leaf. Leaves hold ≈ 2.5 bindings per 10,000 live keys.
+ * `idempotencyBindings` maps a key digest to its bindings: one, or a chain (`next`) when several
+ * grants bound the same key. Keyed by the digest alone (the event's own string) rather than by
+ * grant and digest: no 100-character key to build, hash and keep per binding. A sharded map two
+ * levels deep (4,096 leaves) rather than three: its entries churn (bound, then evicted a TTL
+ * later), and with three levels nearly every live key kept a 64-slot node of its own, which each
+ * minor GC copied; with two, the nodes are shared and a write copies two nodes and a leaf. Leaves
+ * hold ≈ 2.5 bindings per 10,000 live keys.
  */
 export const bindingsDepth = 2;
 
 /** Entries per chunk of a tree's key queue. */
 export const queueChunk = 32;
 
-/** Slots per queue entry: `[binding, callId, expiresAt]`. */
+/** Slots per queue entry: `[keyDigest, callId, expiresAt]`. */
 const entrySlots = 3;
 
 /**
  * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
- * each `[binding, callId, expiresAt]` (which binding it made: a later binding of the same key
- * replaces it in `idempotencyBindings`). Kept on the root's grant record (`keyQueue`), which every
-admission in the tree rewrites anyway (its usage), so the queue costs no trie path of its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk
+ * each `[keyDigest, callId, expiresAt]` (which binding it made: a later binding of the same key on
+ * the same grant replaces it in `idempotencyBindings`). Kept on the root's grant record (`keyQueue`),
+ * which every admission in the tree rewrites anyway (its usage), so the queue costs no trie path of
+ * its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk
  * being filled (`tail`), flat: an admission copies the tail and, once per chunk, the chunk list,
  * and eviction only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is
  * chunk `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
@@ -71,19 +78,16 @@ export interface KeyQueue {
   readonly tail: readonly (string | number)[];
 }
 
-/** The key under which `idempotencyBindings` holds a grant's binding (the digest is 64 hex digits, so the split is unambiguous). */
-export function bindingKey(grantId: string, keyDigest: string): string {
-  return `${grantId} ${keyDigest}`;
-}
-
-/** The binding stored under `binding` (a bindingKey), live or not. */
-export function bindingAt(state: LedgerState, binding: string): KeyBinding | undefined {
-  return shardGet(state.idempotencyBindings, binding, bindingsDepth);
+/** The grant's binding of this key digest, live or not. */
+export function bindingAt(state: LedgerState, grantId: string, keyDigest: string): KeyBinding | undefined {
+  let binding = shardGet(state.idempotencyBindings, keyDigest, bindingsDepth);
+  while (binding !== undefined && binding.grantId !== grantId) binding = binding.next;
+  return binding;
 }
 
 /** The grant's binding of this key, if it is live at `at` (an expired one is as good as none). */
 export function liveBinding(state: LedgerState, grantId: string, keyDigest: string, at: number): KeyBinding | undefined {
-  const binding = bindingAt(state, bindingKey(grantId, keyDigest));
+  const binding = bindingAt(state, grantId, keyDigest);
   return binding !== undefined && at < binding.expiresAt ? binding : undefined;
 }
 
@@ -116,10 +120,14 @@ export function failedStatus(event: { readonly timedOut?: true }): 'failed' | 't
   return event.timedOut === true ? 'timed_out' : 'failed';
 }
 
-export function keyBinding(callId: string, tool: string, argsDigest: string, expiresAt: number): KeyBinding {
-  return Object.freeze({ callId, tool, argsDigest, expiresAt });
+export function keyBinding(grantId: string, callId: string, tool: string, argsDigest: string, expiresAt: number): KeyBinding {
+  return Object.freeze({ grantId, callId, tool, argsDigest, expiresAt });
 }
 
-export function failedBinding(binding: KeyBinding, status: 'failed' | 'timed_out'): KeyBinding {
-  return Object.freeze({ callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt, status });
+/** `binding` in a chain before `next` (absent fields stay absent: a snapshot's JSON and `replay` then agree). */
+export function linked(binding: KeyBinding, status: 'failed' | 'timed_out' | undefined, next: KeyBinding | undefined): KeyBinding {
+  const b: { -readonly [K in keyof KeyBinding]: KeyBinding[K] } = { grantId: binding.grantId, callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt };
+  if (status !== undefined) b.status = status;
+  if (next !== undefined) b.next = next;
+  return Object.freeze(b);
 }

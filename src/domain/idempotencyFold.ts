@@ -1,5 +1,5 @@
 import type { EventOf } from './events';
-import { bindingsDepth, failedBinding, keyBinding, queueChunk, queueEntry, type KeyBinding, type KeyQueue } from './idempotency';
+import { bindingsDepth, keyBinding, linked, queueChunk, queueEntry, type KeyBinding, type KeyQueue } from './idempotency';
 import { withKeyQueue } from './records';
 import { shardGet, type ShardedMap } from './shardedMap';
 import type { GrantRecord } from './state';
@@ -34,7 +34,7 @@ const emptyQueue: KeyQueue = Object.freeze({ first: 0, next: 0, chunks: Object.f
  * it made (a key re-bound after expiry keeps its new binding). Runs after the admission's charge,
  * which has already rewritten the root's record (so a batch fold rewrites only its own leaf slot).
  */
-export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.admitted'>, binding: string): void {
+export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.admitted'>): void {
   const request = event.idempotency;
   if (request === undefined) return;
   const rootId = event.ancestors !== undefined && event.ancestors.length > 0 ? (event.ancestors[0] as string) : event.grantId;
@@ -46,8 +46,7 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
   while (first < queue.next) {
     const entry = queueEntry(queue, first);
     if ((entry.chunk[entry.at + 2] as number) > event.at) break;
-    const evicted = entry.chunk[entry.at] as string;
-    if (shardGet(maps.idempotencyBindings, evicted, bindingsDepth)?.callId === entry.chunk[entry.at + 1]) maps.idempotencyBindings = writes.remove(maps.idempotencyBindings, evicted, bindingsDepth);
+    maps.idempotencyBindings = withoutCall(maps.idempotencyBindings, writes, entry.chunk[entry.at] as string, entry.chunk[entry.at + 1] as string);
     first++;
   }
   // The full chunks now wholly before `first` are dropped (after the walk: a transient fold changes
@@ -59,9 +58,14 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
     chunksCopy = writes.writable(chunks);
     chunksCopy.splice(0, dropped);
   }
-  maps.idempotencyBindings = writes.put(maps.idempotencyBindings, binding, keyBinding(event.callId, event.tool, request.argsDigest, request.expiresAt), bindingsDepth);
+  const digest = request.keyDigest;
+  const binding = keyBinding(event.grantId, event.callId, event.tool, request.argsDigest, request.expiresAt);
+  const chain = shardGet(maps.idempotencyBindings, digest, bindingsDepth);
+  // A grant re-binds a digest only once its binding has expired: the new one replaces it.
+  const bound = chain === undefined ? binding : relink([binding, ...chainOf(chain).filter((b) => b.grantId !== event.grantId)]);
+  maps.idempotencyBindings = writes.put(maps.idempotencyBindings, digest, bound as KeyBinding, bindingsDepth);
   const tail = writes.writable(queue.tail);
-  tail.push(binding, event.callId, request.expiresAt);
+  tail.push(digest, event.callId, request.expiresAt);
   let nextTail: readonly (string | number)[];
   if (tail.length === queueChunk * 3) {
     chunksCopy ??= writes.writable(chunks);
@@ -77,8 +81,38 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
  * reports). A completion writes nothing: its binding's status follows from the call having left
  * `inFlight` (idempotency.ts, keyStatus).
  */
-export function failKey(bindings: ShardedMap<KeyBinding>, writes: MapWrites, binding: string, callId: string, status: 'failed' | 'timed_out'): ShardedMap<KeyBinding> {
-  const current = shardGet(bindings, binding, bindingsDepth);
-  if (current === undefined || current.callId !== callId) return bindings;
-  return writes.put(bindings, binding, failedBinding(current, status), bindingsDepth);
+export function failKey(bindings: ShardedMap<KeyBinding>, writes: MapWrites, keyDigest: string, callId: string, status: 'failed' | 'timed_out'): ShardedMap<KeyBinding> {
+  const chain = chainOf(shardGet(bindings, keyDigest, bindingsDepth));
+  const at = chain.findIndex((b) => b.callId === callId);
+  if (at < 0) return bindings;
+  const current = chain[at] as KeyBinding;
+  chain[at] = linked(current, status, current.next);
+  return writes.put(bindings, keyDigest, relink(chain) as KeyBinding, bindingsDepth);
+}
+
+/** The bindings without the one call `callId` made under this digest (an evicted queue entry's): unchanged if another call's binding replaced it. */
+function withoutCall(bindings: ShardedMap<KeyBinding>, writes: MapWrites, keyDigest: string, callId: string): ShardedMap<KeyBinding> {
+  const chain = shardGet(bindings, keyDigest, bindingsDepth);
+  if (chain === undefined) return bindings;
+  if (chain.next === undefined) return chain.callId === callId ? writes.remove(bindings, keyDigest, bindingsDepth) : bindings;
+  const all = chainOf(chain);
+  const rest = all.filter((b) => b.callId !== callId);
+  if (rest.length === all.length) return bindings;
+  return writes.put(bindings, keyDigest, relink(rest) as KeyBinding, bindingsDepth);
+}
+
+function chainOf(chain: KeyBinding | undefined): KeyBinding[] {
+  const all: KeyBinding[] = [];
+  for (let b = chain; b !== undefined; b = b.next) all.push(b);
+  return all;
+}
+
+/** The chain of these bindings in this order, reusing each binding whose `next` is already right. */
+function relink(bindings: readonly KeyBinding[]): KeyBinding | undefined {
+  let next: KeyBinding | undefined;
+  for (let i = bindings.length - 1; i >= 0; i--) {
+    const b = bindings[i] as KeyBinding;
+    next = b.next === next ? b : linked(b, b.status, next);
+  }
+  return next;
 }

@@ -2,7 +2,7 @@ import { freeze, produce } from 'immer';
 import type { EventOf, MeterAmounts } from './events';
 import { metersAfter } from './meters';
 import { noAdmissionTimes, withAdmissionTime, type AdmissionTimes } from './rateWindow';
-import { bindingKey, type KeyQueue } from './idempotency';
+import type { KeyQueue } from './idempotency';
 import type { GrantRecord, InFlightCall, ToolRecord } from './state';
 
 // The records events create or change, shared by `evolve` (one event) and `TransientState` (a
@@ -117,7 +117,7 @@ export function inFlightCall(event: EventOf<'call.admitted'>): InFlightCall {
     // The rarer shapes (a deadline, an idempotency binding): built field by field.
     const call: { -readonly [K in keyof InFlightCall]: InFlightCall[K] } = { callId: event.callId, grantId: event.grantId, tool: event.tool, reserved: Object.freeze(event.reserved), admittedAt: event.at, seq: event.seq };
     if (event.deadline !== undefined) call.deadline = event.deadline;
-    if (event.idempotency !== undefined) call.key = bindingKey(event.grantId, event.idempotency.keyDigest);
+    if (event.idempotency !== undefined) call.key = event.idempotency.keyDigest;
     return Object.freeze(call);
   }
   return Object.freeze({

@@ -57,7 +57,7 @@ export interface InFlightCall {
   readonly seq: number;
   /** Only for a call with a timeout: the log time from which it may be settled as timed out. */
   readonly deadline?: number;
-  /** Only for a call made with an idempotency key: where its binding is in `idempotencyBindings`. */
+  /** Only for a call made with an idempotency key: its key digest (where its binding is in `idempotencyBindings`). */
   readonly key?: string;
 }
 
@@ -71,8 +71,8 @@ export interface LedgerState {
   readonly tokens: ShardedMap<string>;
   readonly inFlight: ShardedMap<InFlightCall>;
   /**
-   * Idempotency bindings, `grantId + ' ' + keyDigest` → binding; two levels deep (idempotency.ts,
-   * bindingsDepth). Each tree's queue of them is on its root's record (`GrantRecord.keyQueue`).
+   * Idempotency bindings, key digest → the binding (or a chain of them, one per grant that bound
+   * that digest); two levels deep (idempotency.ts, bindingsDepth). Each tree's queue of them is on its root's record (`GrantRecord.keyQueue`).
    */
   readonly idempotencyBindings: ShardedMap<KeyBinding>;
 }

@@ -100,7 +100,7 @@ export class TransientState {
         this.charge(s, event.grantId, event.reserved.calls, event.reserved.inputBytes, event.reserved.meters, 1, event.at);
         const call = inFlightCall(event);
         s.inFlight = shardSetOwned(s.inFlight, event.callId, call, this.owned);
-        if (call.key !== undefined) bindKey(s, this.ownedWrites, event, call.key);
+        if (call.key !== undefined) bindKey(s, this.ownedWrites, event);
         return;
       }
       case 'call.rejected':

@@ -37,7 +37,7 @@ import { readClock } from './readClock';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
 import { readInvokeOptions } from './invokeOptions';
 import { onSignalAbort, signalAborted, signalReason } from './hostSignal';
-import { bindingAt, bindingKey, keyStatus } from '../domain/idempotency';
+import { bindingAt, keyStatus } from '../domain/idempotency';
 import { HeldOutcomes } from './heldOutcomes';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
@@ -390,7 +390,7 @@ class LedgerImpl implements Ledger {
     const outcome = (running !== undefined ? await new Promise<InvokeOutcome<unknown>>((resolve) => (running.retries ??= []).push(resolve)) : held) as KeyedInvokeOutcome<Result> | undefined;
     if (outcome !== undefined && (outcome.status === 'completed' || outcome.status === 'failed')) return { ...outcome, callId: firstCallId, replayed: true };
     // The binding the retry matched (the decision read it from this state).
-    const binding = bindingAt(this.current, bindingKey(replay.grantId, replay.idempotency.keyDigest));
+    const binding = bindingAt(this.current, replay.grantId, replay.idempotency.keyDigest);
     return { status: 'replayed', callId: firstCallId, replayed: true, settled: binding === undefined ? 'in_flight' : keyStatus(this.current, binding) };
   }
 
