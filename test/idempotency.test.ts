@@ -4,7 +4,7 @@ import { manualClock } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
 import { reseal } from './support/sealedLog';
 import Database from 'better-sqlite3';
-import { keyStatus, type KeyBinding } from '../src/domain/idempotency';
+import { isByGrant, keyStatus } from '../src/domain/idempotency';
 
 const hex = (c: string): string => c.repeat(64);
 const keyed = (keyDigest: string, argsDigest: string, expiresAt = T0 + 10_000, keysMax: number = limits.idempotencyKeysPerTreeMax) => ({ keyDigest, argsDigest, expiresAt, keysMax });
@@ -122,6 +122,25 @@ describe('idempotent retries: the decider', () => {
     expect(verify(later.events)).toMatchObject({ ok: true });
   });
 
+  it('keeps one digest bound on many grants as a map by grant: each retry finds its own call, and expiry evicts them one by one', () => {
+    const start = given(registerNotes, issueCommand({ budget: { calls: 1_000, inputBytes: 100_000 } }));
+    const children = Array.from({ length: 40 }, (_, i) => `child${i}`);
+    const tree = run(children.map((grantId) => ({ type: 'attenuate', at: T0 + 1, parentGrantId: 'g1', grantId, tokenDigest: sha256Hex(grantId), request: { kind: 'narrowing', narrowing: {} } }) as Command).concat(
+      children.map((grantId, i) => admitKeyed(`k${i}`, T0 + 2 + i, keyed(hex('a'), hex('b'), T0 + 100 + i), { grantId })),
+    ), start);
+    const bound = shardGet(tree.state.idempotencyBindings, hex('a'), 2);
+    expect(bound !== undefined && isByGrant(bound) ? bound.count : bound).toBe(40);
+    children.forEach((grantId, i) => expect(payloads(decide(tree.state, admitKeyed(`r${i}`, T0 + 50, keyed(hex('a'), hex('b')), { grantId })))[0]).toMatchObject({ type: 'call.replayed', replayOf: `k${i}` }));
+    // At T0 + 120 the first 21 have expired: the next keyed call in the tree evicts them.
+    const later = run([admitKeyed('fresh', T0 + 120, keyed(hex('c'), hex('b')))], tree);
+    const left = shardGet(later.state.idempotencyBindings, hex('a'), 2);
+    expect(left !== undefined && isByGrant(left) ? left.count : left).toBe(19);
+    expect(shardBindings(later.state).filter((b) => b.callId.startsWith('k')).map((b) => b.callId).sort()).toEqual(children.slice(21).map((_, i) => `k${i + 21}`).sort());
+    expect(replay(later.events)).toEqual(later.state);
+    expect(evolveBatch(start.state, later.events.slice(start.events.length))).toEqual(later.state);
+    expect(JSON.parse(JSON.stringify(later.state))).toEqual(later.state);
+  });
+
   it("keeps each tree's key queue on its root's record: a child's keyed call queues on the root", () => {
     const tree = run([{ type: 'attenuate', at: T0 + 1, parentGrantId: 'g1', grantId: 'child', tokenDigest: hex('9'), request: { kind: 'narrowing', narrowing: {} } }], base());
     const g = run([admitKeyed('c1', T0 + 2, keyed(hex('a'), hex('b')), { grantId: 'child' }), admitKeyed('c2', T0 + 3, keyed(hex('c'), hex('b')))], tree);
@@ -164,11 +183,11 @@ describe('idempotent retries: the decider', () => {
   });
 });
 
-/** The state's bindings (every grant's, along each digest's chain), each with its call's status (idempotency.ts, keyStatus). */
+/** The state's bindings (every grant's, also where several grants bound one digest), each with its call's status (idempotency.ts, keyStatus). */
 function shardBindings(state: LedgerState): { callId: string; grantId: string; status: string }[] {
   const all: { callId: string; grantId: string; status: string }[] = [];
-  for (const chain of shardValues(state.idempotencyBindings)) {
-    for (let b: KeyBinding | undefined = chain; b !== undefined; b = b.next) all.push({ callId: b.callId, grantId: b.grantId, status: keyStatus(state, b) });
+  for (const bound of shardValues(state.idempotencyBindings)) {
+    for (const b of isByGrant(bound) ? shardValues(bound.byGrant) : [bound]) all.push({ callId: b.callId, grantId: b.grantId, status: keyStatus(state, b) });
   }
   return all;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { decide, evolve, replay, sealEvent, sha256Hex, shardGet, shardValues, verify, type Command, type LedgerEvent, type LedgerState } from '../src';
 import { evolveBatch } from '../src/domain/evolveBatch';
-import { keyStatus, queueChunk, type KeyBinding } from '../src/domain/idempotency';
+import { isByGrant, keyStatus, queueChunk } from '../src/domain/idempotency';
 import { given, issueCommand, registerNotes, T0 } from './support/given';
 
 // Long random workloads of keyed calls on two delegation trees, with expiries that are not in
@@ -137,8 +137,8 @@ function run(ops: readonly Op[], keysMax: number): Run {
   });
   // The state's bindings are the model's, with how each call ended.
   const bindings = new Map<string, { callId: string; status: string }>();
-  for (const chain of shardValues(state.idempotencyBindings)) {
-    for (let b: KeyBinding | undefined = chain; b !== undefined; b = b.next) bindings.set(b.callId, { callId: b.callId, status: keyStatus(state, b) });
+  for (const bound of shardValues(state.idempotencyBindings)) {
+    for (const b of isByGrant(bound) ? shardValues(bound.byGrant) : [bound]) bindings.set(b.callId, { callId: b.callId, status: keyStatus(state, b) });
   }
   const expected = new Map<string, { callId: string; status: string }>();
   for (const b of model.bindings.values()) expected.set(b.callId, { callId: b.callId, status: b.status });

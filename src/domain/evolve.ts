@@ -91,9 +91,8 @@ export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       const release = event.charged === undefined ? undefined : meterRelease(call, event.charged);
       const back = refunds(event);
       const grants = !back && release === undefined ? state.grants : charged(state.grants, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
-      const key = call?.key;
-      if (key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
-      return Object.freeze({ ...state, head, grants, inFlight, idempotencyBindings: failKey(state.idempotencyBindings, pathCopies, key, event.callId, failedStatus(event)) });
+      if (call?.key === undefined) return Object.freeze({ ...state, head, grants, inFlight });
+      return Object.freeze({ ...state, head, grants, inFlight, idempotencyBindings: failKey(state.idempotencyBindings, pathCopies, call.key, call.grantId, event.callId, failedStatus(event)) });
     }
     case 'attenuation.rejected':
     case 'revocation.rejected':

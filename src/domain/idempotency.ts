@@ -1,4 +1,4 @@
-import { shardGet } from './shardedMap';
+import { shardGet, type ShardedMap } from './shardedMap';
 import type { LedgerState } from './state';
 
 /**
@@ -39,13 +39,28 @@ export interface KeyBinding {
   readonly expiresAt: number;
   /** Only once its call failed or timed out. */
   readonly status?: 'failed' | 'timed_out';
-  /** Another grant's binding of the same key digest (one key used on several grants: rare), and so on. */
-  readonly next?: KeyBinding;
 }
 
 /**
- * `idempotencyBindings` maps a key digest to its bindings: one, or a chain (`next`) when several
- * grants bound the same key. Keyed by the digest alone (the event's own string) rather than by
+ * The bindings of one key digest by several grants (one key used on several grants: rare), by grant
+ * id, with how many there are (back to a lone binding at one). A map, not a list: an agent can bind
+ * one key on each of thousands of child grants, and each write must stay O(1).
+ */
+export interface KeyBindingsByGrant {
+  readonly byGrant: ShardedMap<KeyBinding>;
+  readonly count: number;
+}
+
+/** What `idempotencyBindings` holds under a key digest. */
+export type DigestBindings = KeyBinding | KeyBindingsByGrant;
+
+export function isByGrant(value: DigestBindings): value is KeyBindingsByGrant {
+  return (value as Partial<KeyBindingsByGrant>).byGrant !== undefined;
+}
+
+/**
+ * `idempotencyBindings` maps a key digest to its binding, or to a map of them by grant when
+ * several grants bound the same key (KeyBindingsByGrant). Keyed by the digest alone (the event's own string) rather than by
  * grant and digest: no 100-character key to build, hash and keep per binding. A sharded map two
  * levels deep (4,096 leaves) rather than three: its entries churn (bound, then evicted a TTL
  * later), and with three levels nearly every live key kept a 64-slot node of its own, which each
@@ -57,12 +72,12 @@ export const bindingsDepth = 2;
 /** Entries per chunk of a tree's key queue. */
 export const queueChunk = 32;
 
-/** Slots per queue entry: `[keyDigest, callId, expiresAt]`. */
-const entrySlots = 3;
+/** Slots per queue entry: `[keyDigest, grantId, callId, expiresAt]`. */
+export const entrySlots = 4;
 
 /**
  * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
- * each `[keyDigest, callId, expiresAt]` (which binding it made: a later binding of the same key on
+ * each `[keyDigest, grantId, callId, expiresAt]` (which binding it made: a later binding of the same key on
  * the same grant replaces it in `idempotencyBindings`). Kept on the root's grant record (`keyQueue`),
  * which every admission in the tree rewrites anyway (its usage), so the queue costs no trie path of
  * its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk
@@ -80,9 +95,10 @@ export interface KeyQueue {
 
 /** The grant's binding of this key digest, live or not. */
 export function bindingAt(state: LedgerState, grantId: string, keyDigest: string): KeyBinding | undefined {
-  let binding = shardGet(state.idempotencyBindings, keyDigest, bindingsDepth);
-  while (binding !== undefined && binding.grantId !== grantId) binding = binding.next;
-  return binding;
+  const bound = shardGet(state.idempotencyBindings, keyDigest, bindingsDepth);
+  if (bound === undefined) return undefined;
+  if (isByGrant(bound)) return shardGet(bound.byGrant, grantId);
+  return bound.grantId === grantId ? bound : undefined;
 }
 
 /** The grant's binding of this key, if it is live at `at` (an expired one is as good as none). */
@@ -112,7 +128,7 @@ export function queueEntry(queue: KeyQueue, position: number): { readonly chunk:
 export function canBindKey(queue: KeyQueue | undefined, at: number, keysMax: number): boolean {
   if (queue === undefined || queue.next - queue.first < keysMax) return true;
   const oldest = queueEntry(queue, queue.first);
-  return (oldest.chunk[oldest.at + 2] as number) <= at;
+  return (oldest.chunk[oldest.at + 3] as number) <= at;
 }
 
 /** A failed call's status for its binding. */
@@ -124,10 +140,6 @@ export function keyBinding(grantId: string, callId: string, tool: string, argsDi
   return Object.freeze({ grantId, callId, tool, argsDigest, expiresAt });
 }
 
-/** `binding` in a chain before `next` (absent fields stay absent: a snapshot's JSON and `replay` then agree). */
-export function linked(binding: KeyBinding, status: 'failed' | 'timed_out' | undefined, next: KeyBinding | undefined): KeyBinding {
-  const b: { -readonly [K in keyof KeyBinding]: KeyBinding[K] } = { grantId: binding.grantId, callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt };
-  if (status !== undefined) b.status = status;
-  if (next !== undefined) b.next = next;
-  return Object.freeze(b);
+export function failedBinding(binding: KeyBinding, status: 'failed' | 'timed_out'): KeyBinding {
+  return Object.freeze({ grantId: binding.grantId, callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt, status });
 }

@@ -1,13 +1,13 @@
 import type { EventOf } from './events';
-import { bindingsDepth, keyBinding, linked, queueChunk, queueEntry, type KeyBinding, type KeyQueue } from './idempotency';
+import { bindingsDepth, entrySlots, failedBinding, isByGrant, keyBinding, queueChunk, queueEntry, type DigestBindings, type KeyBinding, type KeyQueue } from './idempotency';
 import { withKeyQueue } from './records';
-import { shardGet, type ShardedMap } from './shardedMap';
+import { shardGet, shardValues, shardWith, shardWithout, type ShardedMap } from './shardedMap';
 import type { GrantRecord } from './state';
 
 /** The containers a key step changes (state.ts): the bindings, and the grants (a root keeps its tree's queue). */
 export interface KeyMaps {
   grants: ShardedMap<GrantRecord>;
-  idempotencyBindings: ShardedMap<KeyBinding>;
+  idempotencyBindings: ShardedMap<DigestBindings>;
 }
 
 /**
@@ -45,8 +45,8 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
   let first = queue.first;
   while (first < queue.next) {
     const entry = queueEntry(queue, first);
-    if ((entry.chunk[entry.at + 2] as number) > event.at) break;
-    maps.idempotencyBindings = withoutCall(maps.idempotencyBindings, writes, entry.chunk[entry.at] as string, entry.chunk[entry.at + 1] as string);
+    if ((entry.chunk[entry.at + 3] as number) > event.at) break;
+    maps.idempotencyBindings = withoutCall(maps.idempotencyBindings, writes, entry.chunk[entry.at] as string, entry.chunk[entry.at + 1] as string, entry.chunk[entry.at + 2] as string);
     first++;
   }
   // The full chunks now wholly before `first` are dropped (after the walk: a transient fold changes
@@ -60,14 +60,11 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
   }
   const digest = request.keyDigest;
   const binding = keyBinding(event.grantId, event.callId, event.tool, request.argsDigest, request.expiresAt);
-  const chain = shardGet(maps.idempotencyBindings, digest, bindingsDepth);
-  // A grant re-binds a digest only once its binding has expired: the new one replaces it.
-  const bound = chain === undefined ? binding : relink([binding, ...chainOf(chain).filter((b) => b.grantId !== event.grantId)]);
-  maps.idempotencyBindings = writes.put(maps.idempotencyBindings, digest, bound as KeyBinding, bindingsDepth);
+  maps.idempotencyBindings = writes.put(maps.idempotencyBindings, digest, withBinding(shardGet(maps.idempotencyBindings, digest, bindingsDepth), binding), bindingsDepth);
   const tail = writes.writable(queue.tail);
-  tail.push(digest, event.callId, request.expiresAt);
+  tail.push(digest, event.grantId, event.callId, request.expiresAt);
   let nextTail: readonly (string | number)[];
-  if (tail.length === queueChunk * 3) {
+  if (tail.length === queueChunk * entrySlots) {
     chunksCopy ??= writes.writable(chunks);
     chunksCopy.push(writes.done(tail));
     nextTail = writes.done(writes.fresh());
@@ -81,38 +78,38 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
  * reports). A completion writes nothing: its binding's status follows from the call having left
  * `inFlight` (idempotency.ts, keyStatus).
  */
-export function failKey(bindings: ShardedMap<KeyBinding>, writes: MapWrites, keyDigest: string, callId: string, status: 'failed' | 'timed_out'): ShardedMap<KeyBinding> {
-  const chain = chainOf(shardGet(bindings, keyDigest, bindingsDepth));
-  const at = chain.findIndex((b) => b.callId === callId);
-  if (at < 0) return bindings;
-  const current = chain[at] as KeyBinding;
-  chain[at] = linked(current, status, current.next);
-  return writes.put(bindings, keyDigest, relink(chain) as KeyBinding, bindingsDepth);
+export function failKey(bindings: ShardedMap<DigestBindings>, writes: MapWrites, keyDigest: string, grantId: string, callId: string, status: 'failed' | 'timed_out'): ShardedMap<DigestBindings> {
+  const bound = shardGet(bindings, keyDigest, bindingsDepth);
+  const current = bound === undefined ? undefined : isByGrant(bound) ? shardGet(bound.byGrant, grantId) : bound;
+  if (current === undefined || current.callId !== callId) return bindings;
+  return writes.put(bindings, keyDigest, withBinding(bound, failedBinding(current, status)), bindingsDepth);
 }
 
-/** The bindings without the one call `callId` made under this digest (an evicted queue entry's): unchanged if another call's binding replaced it. */
-function withoutCall(bindings: ShardedMap<KeyBinding>, writes: MapWrites, keyDigest: string, callId: string): ShardedMap<KeyBinding> {
-  const chain = shardGet(bindings, keyDigest, bindingsDepth);
-  if (chain === undefined) return bindings;
-  if (chain.next === undefined) return chain.callId === callId ? writes.remove(bindings, keyDigest, bindingsDepth) : bindings;
-  const all = chainOf(chain);
-  const rest = all.filter((b) => b.callId !== callId);
-  if (rest.length === all.length) return bindings;
-  return writes.put(bindings, keyDigest, relink(rest) as KeyBinding, bindingsDepth);
-}
-
-function chainOf(chain: KeyBinding | undefined): KeyBinding[] {
-  const all: KeyBinding[] = [];
-  for (let b = chain; b !== undefined; b = b.next) all.push(b);
-  return all;
-}
-
-/** The chain of these bindings in this order, reusing each binding whose `next` is already right. */
-function relink(bindings: readonly KeyBinding[]): KeyBinding | undefined {
-  let next: KeyBinding | undefined;
-  for (let i = bindings.length - 1; i >= 0; i--) {
-    const b = bindings[i] as KeyBinding;
-    next = b.next === next ? b : linked(b, b.status, next);
+/**
+ * What a digest holds once `binding` is its grant's binding: a grant re-binds a digest only once its
+ * binding has expired, and the new one replaces it. A second grant's binding makes a map by grant
+ * (persistent writes in both folds, so they build the same value; rare).
+ */
+function withBinding(bound: DigestBindings | undefined, binding: KeyBinding): DigestBindings {
+  if (bound === undefined) return binding;
+  if (!isByGrant(bound)) {
+    if (bound.grantId === binding.grantId) return binding;
+    return Object.freeze({ byGrant: shardWith(shardWith(emptyByGrant, bound.grantId, bound), binding.grantId, binding), count: 2 });
   }
-  return next;
+  const count = bound.count + (shardGet(bound.byGrant, binding.grantId) === undefined ? 1 : 0);
+  return Object.freeze({ byGrant: shardWith(bound.byGrant, binding.grantId, binding), count });
 }
+
+/** The bindings without the one call `callId` made on `grantId` under this digest (an evicted queue entry's): unchanged if a later binding replaced it. */
+function withoutCall(bindings: ShardedMap<DigestBindings>, writes: MapWrites, keyDigest: string, grantId: string, callId: string): ShardedMap<DigestBindings> {
+  const bound = shardGet(bindings, keyDigest, bindingsDepth);
+  if (bound === undefined) return bindings;
+  if (!isByGrant(bound)) return bound.callId === callId ? writes.remove(bindings, keyDigest, bindingsDepth) : bindings;
+  if (shardGet(bound.byGrant, grantId)?.callId !== callId) return bindings;
+  const byGrant = shardWithout(bound.byGrant, grantId);
+  // Back to a lone binding at one, so equal bindings have one shape whatever their history.
+  const rest: DigestBindings = bound.count === 2 ? (shardValues(byGrant).next().value as KeyBinding) : Object.freeze({ byGrant, count: bound.count - 1 });
+  return writes.put(bindings, keyDigest, rest, bindingsDepth);
+}
+
+const emptyByGrant: ShardedMap<KeyBinding> = Object.freeze([]);

@@ -1,7 +1,7 @@
 import type { Amounts, GrantScope, MeterAmounts, Reservation } from './events';
 import type { AdmissionTimes } from './rateWindow';
 import type { JsonObject } from './json';
-import type { KeyBinding, KeyQueue } from './idempotency';
+import type { DigestBindings, KeyQueue } from './idempotency';
 import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
 
@@ -71,10 +71,10 @@ export interface LedgerState {
   readonly tokens: ShardedMap<string>;
   readonly inFlight: ShardedMap<InFlightCall>;
   /**
-   * Idempotency bindings, key digest → the binding (or a chain of them, one per grant that bound
-   * that digest); two levels deep (idempotency.ts, bindingsDepth). Each tree's queue of them is on its root's record (`GrantRecord.keyQueue`).
+   * Idempotency bindings, key digest → the binding (or, when several grants bound that digest, a
+   * map of them by grant); two levels deep (idempotency.ts, bindingsDepth). Each tree's queue of them is on its root's record (`GrantRecord.keyQueue`).
    */
-  readonly idempotencyBindings: ShardedMap<KeyBinding>;
+  readonly idempotencyBindings: ShardedMap<DigestBindings>;
 }
 
 export const initialState: LedgerState = Object.freeze({
@@ -83,5 +83,5 @@ export const initialState: LedgerState = Object.freeze({
   grants: Object.freeze(emptyShardedMap<GrantRecord>()),
   tokens: Object.freeze(emptyShardedMap<string>()),
   inFlight: Object.freeze(emptyShardedMap<InFlightCall>()),
-  idempotencyBindings: Object.freeze(emptyShardedMap<KeyBinding>()),
+  idempotencyBindings: Object.freeze(emptyShardedMap<DigestBindings>()),
 }) as LedgerState;

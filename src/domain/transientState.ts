@@ -122,7 +122,7 @@ export class TransientState {
         s.inFlight = shardDeleteOwned(s.inFlight, event.callId, this.owned);
         const back = refunds(event);
         if (back || release !== undefined) this.charge(s, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
-        if (call?.key !== undefined) s.idempotencyBindings = failKey(s.idempotencyBindings, this.ownedWrites, call.key, event.callId, failedStatus(event));
+        if (call?.key !== undefined) s.idempotencyBindings = failKey(s.idempotencyBindings, this.ownedWrites, call.key, call.grantId, event.callId, failedStatus(event));
         return;
       }
       case 'attenuation.rejected':
