@@ -1,7 +1,7 @@
-import { escapeLiteral } from 'pg';
 import type { LedgerEvent } from '../../domain/events';
 import { LedgerError } from '../../errors';
 import { rowOf } from '../shared/eventRows';
+import { stringLiteral } from './postgresSql';
 
 /** The batch's columns as arrays: one INSERT … SELECT FROM unnest(…) appends the whole batch. */
 export function insertBatchQuery(eventsTable: string, events: readonly LedgerEvent[]): { readonly text: string; readonly values: unknown[][] } {
@@ -20,7 +20,7 @@ export function insertBatchQuery(eventsTable: string, events: readonly LedgerEve
 
 /**
  * The same INSERT as one literal statement (no parameters), so that it can travel with COMMIT in a
- * single round trip while the log's lock is held. Strings are quoted by pg's `escapeLiteral`;
+ * single round trip while the log's lock is held. Strings are quoted as pg's `escapeLiteral` quotes them;
  * numbers are safe integers (the event shapes guarantee it; anything else is refused here).
  */
 export function insertBatchStatement(eventsTable: string, events: readonly LedgerEvent[]): string {
@@ -34,7 +34,7 @@ export function insertBatchStatement(eventsTable: string, events: readonly Ledge
  * the VALUES columns' types (a column that is NULL in every row would otherwise read as text).
  */
 export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number, afterHash: string | undefined, events: readonly LedgerEvent[]): string {
-  const headHeld = afterHash === undefined ? '' : ` AND EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq = ${int(afterSeq)} AND hash = ${escapeLiteral(afterHash)})`;
+  const headHeld = afterHash === undefined ? '' : ` AND EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq = ${int(afterSeq)} AND hash = ${stringLiteral(afterHash)})`;
   return (
     `INSERT INTO ${eventsTable} (${columnList}) SELECT seq::bigint, type::text, at::bigint, grant_id::text, tool::text, call_id::text, reason::text, ` +
     `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(events)}) AS batch (${columnList}) ` +
@@ -48,7 +48,7 @@ function tuplesOf(events: readonly LedgerEvent[]): string {
   return events
     .map((event) => {
       const r = rowOf(event);
-      return `(${int(r.seq)}, ${escapeLiteral(r.type)}, ${int(r.at)}, ${text(r.grant_id)}, ${text(r.tool)}, ${text(r.call_id)}, ${text(r.reason)}, ${r.input_bytes === null ? 'NULL' : int(r.input_bytes)}, ${escapeLiteral(r.hash)}, ${escapeLiteral(r.prev_hash)}, ${escapeLiteral(r.body)})`;
+      return `(${int(r.seq)}, ${stringLiteral(r.type)}, ${int(r.at)}, ${text(r.grant_id)}, ${text(r.tool)}, ${text(r.call_id)}, ${text(r.reason)}, ${r.input_bytes === null ? 'NULL' : int(r.input_bytes)}, ${stringLiteral(r.hash)}, ${stringLiteral(r.prev_hash)}, ${stringLiteral(r.body)})`;
     })
     .join(', ');
 }
@@ -59,7 +59,7 @@ function int(value: number): string {
 }
 
 function text(value: string | null): string {
-  return value === null ? 'NULL' : escapeLiteral(value);
+  return value === null ? 'NULL' : stringLiteral(value);
 }
 
 /** Refuses a batch that does not continue `head` exactly (no gap, no fork), before sending it. */
