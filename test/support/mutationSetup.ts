@@ -20,6 +20,7 @@ interface StrykerContext {
 const coverageFile = process.env.ATC_MUTATION_COVERAGE_FILE;
 if (coverageFile !== undefined && process.env.__STRYKER_ACTIVE_MUTANT__ === undefined) {
   const reached = new Set<string>();
+  const startedAt = Date.now();
   afterEach(() => {
     const name = expect.getState().currentTestName;
     const context = (globalThis as { __stryker__?: StrykerContext }).__stryker__;
@@ -28,6 +29,6 @@ if (coverageFile !== undefined && process.env.__STRYKER_ACTIVE_MUTANT__ === unde
   });
   afterAll(() => {
     if (testPath === undefined) return;
-    appendFileSync(coverageFile, `${JSON.stringify({ testFile: testPath, mutants: [...reached] })}\n`);
+    appendFileSync(coverageFile, `${JSON.stringify({ testFile: testPath, mutants: [...reached], ms: Date.now() - startedAt })}\n`);
   });
 }
