@@ -106,7 +106,7 @@ describe('inFlightCall', () => {
     expect(keys(inFlightCall(admitted({ deadline: 2_000 })))).toEqual(['admittedAt', 'callId', 'deadline', 'grantId', 'reserved', 'seq', 'tool']);
   });
   it('keeps the key digest and no deadline field for a keyed call', () => {
-    const call = inFlightCall(admitted({ idempotency: { keyDigest: 'k'.repeat(64), argsDigest: 'a'.repeat(64), ttlMs: 1_000 } as EventOf<'call.admitted'>['idempotency'] }));
+    const call = inFlightCall(admitted({ idempotency: { keyDigest: 'k'.repeat(64), argsDigest: 'a'.repeat(64), expiresAt: 2_000 } }));
     expect(keys(call)).toEqual(['admittedAt', 'callId', 'grantId', 'key', 'reserved', 'seq', 'tool']);
   });
 });
