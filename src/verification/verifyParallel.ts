@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { jsonLines, lineBoundary, sharedBytes } from './jsonLines';
 import { checkLog, duplicateCallMessage, hashProblemMessage, problemRank, verify, type PlacedProblem, type VerifyOptions, type VerifyResult } from './verify';
+import { startVerifyThread } from './verifyThread';
 import type { WorkerReport } from './workerChecks';
 
 /**
@@ -25,24 +23,40 @@ export interface VerifyParallelOptions extends VerifyOptions {
   readonly workerShare?: number;
 }
 
-export async function verifyParallel(log: string | Uint8Array, options: VerifyParallelOptions = {}): Promise<VerifyResult> {
+/** What the worker is given: the log's bytes, where its share ends, and whether to check callId reuse. */
+export interface CheckWorkerInput {
+  readonly bytes: Uint8Array;
+  readonly byteEnd: number;
+  readonly duplicates: boolean;
+}
+/** A started worker: its report (undefined if it failed or exited without one) and a way to stop it. */
+export interface CheckWorker {
+  readonly report: Promise<WorkerReport | undefined>;
+  terminate(): Promise<unknown>;
+}
+
+export function verifyParallel(log: string | Uint8Array, options: VerifyParallelOptions = {}): Promise<VerifyResult> {
+  return verifyWithWorker(log, options, startVerifyThread);
+}
+
+/**
+ * verifyParallel with the worker started by `start` (undefined: none could start, so the sequential
+ * `verify` runs). The thread itself is verifyThread.ts; tests give a worker that runs the same
+ * checks in-process, so everything here is tested without compiled files.
+ */
+export async function verifyWithWorker(log: string | Uint8Array, options: VerifyParallelOptions, start: (input: CheckWorkerInput) => CheckWorker | undefined): Promise<VerifyResult> {
   // Anything but text or bytes goes to `verify`, which reports what is not a log instead of throwing.
   if (typeof log !== 'string' && !(log instanceof Uint8Array)) return verify(log as unknown as Iterable<unknown>, options);
   const bytes = sharedBytes(log);
   const sequential = (): VerifyResult => verify(jsonLines(bytes), options);
-  const script = path.join(__dirname, 'verifyWorker.js');
-  if (!existsSync(script)) return sequential();
   const share = options.workerShare ?? 0.9;
   if (!(share >= 0 && share <= 1)) throw new RangeError('workerShare must be between 0 and 1');
   // A worker covering the whole log (workerShare 1) also takes the callId-reuse check off this thread.
   const split = share >= 1 ? { lines: Number.POSITIVE_INFINITY, byteEnd: bytes.byteLength } : lineBoundary(bytes, share);
   const whole = split.byteEnd >= bytes.byteLength;
-  const worker = new Worker(script, { workerData: { bytes, byteEnd: split.byteEnd, duplicates: whole } });
-  const report = new Promise<WorkerReport | undefined>((resolve) => {
-    worker.once('message', (r: WorkerReport) => resolve(r));
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(undefined));
-  });
+  const worker = start({ bytes, byteEnd: split.byteEnd, duplicates: whole });
+  if (worker === undefined) return sequential();
+  const report = worker.report;
   const placed: PlacedProblem[] = [];
   let checked: number;
   try {
