@@ -217,6 +217,16 @@ async function keyedLedger(options: { store?: ReturnType<typeof memoryStore>; id
   return { ledger, clock, runs, grantId, token, hold: () => { let release = () => undefined as void; gate = new Promise<void>((r) => (release = r)); return () => release(); } };
 }
 
+/** A SQLite ledger at `path` that snapshots every event, after one keyed call; closed. */
+async function keyedCallSnapshotted(path: string, now: () => number): Promise<{ token: string; call: { callId: string } }> {
+  const first = createLedger({ store: sqliteStore({ path, snapshotEvery: 1 }), clock: now });
+  await first.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'ok' });
+  const { token } = await first.issue({ tools: ['pay'], expiresAt: now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
+  const call = await first.invoke(token, 'pay', {}, { idempotencyKey: 'k' });
+  await first.close();
+  return { token, call };
+}
+
 describe('idempotent retries: the ledger', () => {
   it('returns the first outcome, with its callId and replayed: true, running the tool once and reserving once', async () => {
     const { ledger, runs, grantId, token } = await keyedLedger();
@@ -382,11 +392,7 @@ describe('idempotent retries: the ledger', () => {
     try {
       const path = tmp.file('old-keys.sqlite');
       const clock = manualClock();
-      const first = createLedger({ store: sqliteStore({ path, snapshotEvery: 1 }), clock: clock.now });
-      await first.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'ok' });
-      const { token } = await first.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
-      const call = await first.invoke(token, 'pay', {}, { idempotencyKey: 'k' });
-      await first.close();
+      const { token, call } = await keyedCallSnapshotted(path, clock.now);
       // Every snapshot rewritten to the previous shape, its hash made to match: without the check it would be folded on.
       const db = new Database(path);
       const rows = db.prepare('SELECT seq, state FROM snapshots').all() as { seq: number; state: string }[];
@@ -412,11 +418,7 @@ describe('idempotent retries: the ledger', () => {
     try {
       const path = tmp.file('keys.sqlite');
       const clock = manualClock();
-      const first = createLedger({ store: sqliteStore({ path, snapshotEvery: 1 }), clock: clock.now });
-      await first.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'ok' });
-      const { token } = await first.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
-      const call = await first.invoke(token, 'pay', {}, { idempotencyKey: 'k' });
-      await first.close();
+      const { token, call } = await keyedCallSnapshotted(path, clock.now);
       const reopened = createLedger({ store: sqliteStore({ path }), clock: clock.now });
       expect(reopened.state()).toEqual(replay(reopened.events()));
       await reopened.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'again' });

@@ -40,6 +40,17 @@ function collector(): { readonly published: PublishedCheckpoint[]; sink: (p: Pub
   return { published, sink: (p) => void published.push(p) };
 }
 
+/** Reopens the ledger at `file` with a publisher and drives it: nothing may be signed, the error says why. */
+async function expectReopenRefusesToSign(file: string): Promise<void> {
+  const errors: Error[] = [];
+  const { published, sink } = collector();
+  const second = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 0 }), transparency: checkpointPublisher({ key: keyText, sink, everyEvents: 2, onError: (e) => void errors.push(e) }) });
+  await drive(second, 3);
+  await second.close();
+  expect(published).toEqual([]);
+  expect(errors[0]?.message).toMatch(/not consistent with the checkpoint signed at size/);
+}
+
 function rootOf(events: readonly LedgerEvent[], size: number): string {
   return Buffer.from(rootOfEventHashes(hasher, events.slice(0, size).map((e) => e.hash)).root).toString('hex');
 }
@@ -224,13 +235,7 @@ describe('reopening a SQLite ledger with a publisher', () => {
     const saved = JSON.parse(row.follower) as { head: { size: number; nodes: string[] } };
     saved.head.nodes = saved.head.nodes.map(() => Buffer.alloc(32, 7).toString('base64'));
     tamper(file, `UPDATE snapshots SET follower = '${JSON.stringify(saved)}' WHERE seq = ${row.seq}`);
-    const errors: Error[] = [];
-    const { published, sink } = collector();
-    const second = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 0 }), transparency: checkpointPublisher({ key: keyText, sink, everyEvents: 2, onError: (e) => void errors.push(e) }) });
-    await drive(second, 3);
-    await second.close();
-    expect(published).toEqual([]);
-    expect(errors[0]?.message).toMatch(/not consistent with the checkpoint signed at size/);
+    await expectReopenRefusesToSign(file);
   });
 
   test('never signs a wrong checkpoint from a saved frontier corrupted only after the last checkpoint', async () => {
@@ -256,12 +261,6 @@ describe('reopening a SQLite ledger with a publisher', () => {
     saved.head.nodes[saved.head.nodes.length - 1] = Buffer.alloc(32, 7).toString('base64');
     tamper(file, `UPDATE snapshots SET follower = '${JSON.stringify(saved)}' WHERE seq = ${row.seq}`);
     tamper(file, `DELETE FROM snapshots WHERE seq > ${row.seq}`);
-    const errors: Error[] = [];
-    const { published, sink } = collector();
-    const second = createLedger({ store: sqliteStore({ path: file, snapshotEvery: 0 }), transparency: checkpointPublisher({ key: keyText, sink, everyEvents: 2, onError: (e) => void errors.push(e) }) });
-    await drive(second, 3);
-    await second.close();
-    expect(published).toEqual([]);
-    expect(errors[0]?.message).toMatch(/not consistent with the checkpoint signed at size/);
+    await expectReopenRefusesToSign(file);
   });
 });
