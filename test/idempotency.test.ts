@@ -227,6 +227,16 @@ async function keyedCallSnapshotted(path: string, now: () => number): Promise<{ 
   return { token, call };
 }
 
+/** Reopens the ledger at `path` (its state must equal a replay of its log) and retries the keyed call; closed after. */
+async function retryReopened(path: string, now: () => number, token: string): Promise<unknown> {
+  const reopened = createLedger({ store: sqliteStore({ path }), clock: now });
+  expect(reopened.state()).toEqual(replay(reopened.events()));
+  await reopened.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'again' });
+  const outcome = await reopened.invoke(token, 'pay', {}, { idempotencyKey: 'k' });
+  await reopened.close();
+  return outcome;
+}
+
 describe('idempotent retries: the ledger', () => {
   it('returns the first outcome, with its callId and replayed: true, running the tool once and reserving once', async () => {
     const { ledger, runs, grantId, token } = await keyedLedger();
@@ -403,11 +413,7 @@ describe('idempotent retries: the ledger', () => {
         db.prepare('UPDATE snapshots SET state = ?, state_hash = ? WHERE seq = ?').run(old, sha256Hex(old), row.seq);
       }
       db.close();
-      const reopened = createLedger({ store: sqliteStore({ path }), clock: clock.now });
-      expect(reopened.state()).toEqual(replay(reopened.events()));
-      await reopened.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'again' });
-      await expect(reopened.invoke(token, 'pay', {}, { idempotencyKey: 'k' })).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
-      await reopened.close();
+      await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
     } finally {
       tmp.cleanup();
     }
@@ -419,11 +425,7 @@ describe('idempotent retries: the ledger', () => {
       const path = tmp.file('keys.sqlite');
       const clock = manualClock();
       const { token, call } = await keyedCallSnapshotted(path, clock.now);
-      const reopened = createLedger({ store: sqliteStore({ path }), clock: clock.now });
-      expect(reopened.state()).toEqual(replay(reopened.events()));
-      await reopened.registerTool({ name: 'pay', inputSchema: { type: 'object' }, run: () => 'again' });
-      await expect(reopened.invoke(token, 'pay', {}, { idempotencyKey: 'k' })).resolves.toMatchObject({ status: 'replayed', callId: call.callId });
-      await reopened.close();
+      await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId });
     } finally {
       tmp.cleanup();
     }

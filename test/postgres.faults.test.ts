@@ -9,6 +9,16 @@ import { hour } from './support/pgLedger';
 const script = path.join(__dirname, 'support', 'pg-cluster.sh');
 const boundMs = 2_000;
 
+/** A ledger on a fresh schema with a `work` tool that records each call it runs, and a grant for it. */
+async function workLedger(url: string): Promise<{ store: ReturnType<typeof postgresStore>; ledger: Ledger; ran: string[]; token: string }> {
+  const store = postgresStore({ connectionString: url, schema: freshSchema(), timeoutMs: boundMs, catchUpIntervalMs: 50 });
+  const ledger: Ledger = await openLedger({ store });
+  const ran: string[] = [];
+  await ledger.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: (_args, ctx) => void ran.push(ctx.callId) });
+  const { token } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 100_000, inputBytes: 10_000_000 } });
+  return { store, ledger, ran, token };
+}
+
 function cluster(...args: string[]): string {
   return execFileSync(script, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
@@ -29,11 +39,7 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
   });
 
   it('fails calls closed within the bound while it is down (their tools never run), and the same ledger object recovers', async () => {
-    const store = postgresStore({ connectionString: env.url, schema: freshSchema(), timeoutMs: boundMs, catchUpIntervalMs: 50 });
-    const ledger: Ledger = await openLedger({ store });
-    const ran: string[] = [];
-    await ledger.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: (_args, ctx) => void ran.push(ctx.callId) });
-    const { token } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 100_000, inputBytes: 10_000_000 } });
+    const { store, ledger, ran, token } = await workLedger(env.url);
 
     // A steady load from 4 concurrent callers, running through the whole outage.
     const outcomes: InvokeOutcome[] = [];
@@ -79,11 +85,7 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
   });
 
   it('loses nothing it acknowledged when the server crashes under load with commits not yet flushed, and the same ledger object goes on from the recovered log', async () => {
-    const store = postgresStore({ connectionString: env.url, schema: freshSchema(), timeoutMs: boundMs, catchUpIntervalMs: 50 });
-    const ledger: Ledger = await openLedger({ store });
-    const ran: string[] = [];
-    await ledger.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: (_args, ctx) => void ran.push(ctx.callId) });
-    const { token } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 100_000, inputBytes: 10_000_000 } });
+    const { store, ledger, ran, token } = await workLedger(env.url);
     // A second ledger on the same log, so that batches go through the lock (asynchronous commits).
     const other: Ledger = await openLedger({ store: postgresStore({ connectionString: env.url, schema: store.schema, timeoutMs: boundMs, catchUpIntervalMs: 50 }) });
     await other.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: (_args, ctx) => void ran.push(ctx.callId) });
