@@ -23,10 +23,15 @@ export function machine(): Machine {
 }
 
 /** The commit the bench ran from, and whether the tree had local changes. */
-export function revision(): { commit: string; dirty: boolean } {
+/**
+ * The commit checked out, and whether tracked files differ from it. `ignoring` names files whose
+ * changes do not count: a run's own results file, which it rewrites between its steps.
+ */
+export function revision(ignoring: readonly string[] = []): { commit: string; dirty: boolean } {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    const excluded = ignoring.map((file) => `:(exclude)${file}`);
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ...excluded], { encoding: 'utf8' }).trim();
     return { commit, dirty: status.length > 0 };
   } catch {
     return { commit: 'unknown', dirty: true };

@@ -14,6 +14,7 @@ import { isTestSets, runsFor, type TestRun, type TestSets } from './testSets';
  *   --merge <results.json>  no run: merges the files of another results file (say a quick run's) into results/mutation.json
  *   --group <name>          the files of one group of testSets.json (same as --files with its files)
  *   --tests <glob> [<glob> …]  one run with this jest testMatch instead of the groups' tests (recorded in the run)
+ *   --output <results.json> with --files: merge into this file instead of results/mutation.json (a helper's own record, merged later with --merge)
  *   --min <percent>         exit 1 when the score of what was run is below this
  *   --concurrency <n>       Stryker's processes, one of them the type checker (default: stryker.config.json's)
  */
@@ -56,7 +57,7 @@ const description =
   'invalid (compile errors) and ignored (static) mutants are not counted. Test set: see docs/testing.md. Each file records the commit it was measured at.';
 
 type Mode = 'full' | 'files' | 'quick' | 'merge';
-interface Args { readonly mode: Mode; readonly files: string[]; readonly tests: string[] | undefined; readonly min: number | undefined; readonly concurrency: number }
+interface Args { readonly mode: Mode; readonly files: string[]; readonly tests: string[] | undefined; readonly min: number | undefined; readonly concurrency: number; readonly output: string }
 
 function parseArgs(argv: readonly string[]): Args {
   let mode: Mode = 'full';
@@ -64,6 +65,7 @@ function parseArgs(argv: readonly string[]): Args {
   let tests: string[] | undefined;
   let min: number | undefined;
   let concurrency = strykerConfig().concurrency as number;
+  let output = resultsFile;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--quick') mode = 'quick';
@@ -79,6 +81,11 @@ function parseArgs(argv: readonly string[]): Args {
     }
     else if (arg === '--min') min = Number(argv[++i]);
     else if (arg === '--concurrency') concurrency = Number(argv[++i]);
+    else if (arg === '--output') {
+      const file = argv[++i];
+      if (file === undefined || file.startsWith('--')) throw new Error('--output needs a file');
+      output = path.resolve(file);
+    }
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
     else if (tests !== undefined) tests.push(arg);
     else files.push(arg);
@@ -87,10 +94,11 @@ function parseArgs(argv: readonly string[]): Args {
   if ((mode === 'quick' || mode === 'merge') && files.length !== 1) throw new Error(`--${mode} takes one file`);
   if (mode === 'full' && files.length > 0) throw new Error('files need --files or --quick');
   if (tests !== undefined && tests.length === 0) throw new Error('--tests needs at least one glob');
+  if (output !== resultsFile && mode !== 'files') throw new Error('--output goes with --files');
   if (min !== undefined && !(min >= 0 && min <= 100)) throw new Error('--min takes a percentage');
   if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new Error('--concurrency takes a positive integer');
   for (const f of files) if (!existsSync(path.resolve(root, f))) throw new Error(`no such file: ${f}`);
-  return { mode, files, tests, min, concurrency };
+  return { mode, files, tests, min, concurrency, output };
 }
 
 function strykerConfig(): Record<string, unknown> & { jest: { config: Record<string, unknown> } } {
@@ -157,7 +165,7 @@ const readResults = (file: string): Results => JSON.parse(readFileSync(file, 'ut
 const writeResults = (file: string, results: Results): void => writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 
 function main(): number {
-  const { mode, files, tests: testsOption, min, concurrency } = parseArgs(process.argv.slice(2));
+  const { mode, files, tests: testsOption, min, concurrency, output } = parseArgs(process.argv.slice(2));
   if (mode === 'merge') {
     const from = readResults(path.resolve(root, files[0] as string));
     writeResults(resultsFile, existsSync(resultsFile) ? merge(readResults(resultsFile), from) : build(from.runs, from.files, from.survivors));
@@ -165,11 +173,13 @@ function main(): number {
     return 0;
   }
   const plan: readonly TestRun[] = testsOption !== undefined ? [{ name: '(--tests)', mutate: files, tests: testsOption }] : runsFor(testSets(), mode === 'full' ? undefined : files);
-  let results: Results | undefined = mode === 'files' && existsSync(resultsFile) ? readResults(resultsFile) : undefined;
+  let results: Results | undefined = mode === 'files' && existsSync(output) ? readResults(output) : undefined;
   const measuredFiles: FileResult[] = [];
   for (const step of plan) {
     // Per group: each Stryker run copies the tree as it is when the run starts.
-    const { commit, dirty } = revision();
+    // The results file is rewritten after every group: its own change does not make the tree dirty.
+    const outputInTree = path.relative(root, output);
+    const { commit, dirty } = revision(outputInTree.startsWith('..') ? [] : [outputInTree]);
     const startedAt = new Date();
     const loadAverageAtStart = machine().loadAverageAtStart;
     console.log(`mutation: group ${step.name}: ${step.mutate.length} files, ${step.tests.length} test files (load ${loadAverageAtStart.join(' ')})`);
@@ -179,7 +189,7 @@ function main(): number {
     const measured = build([run], condensed.files.map((f) => ({ ...f, commit })), condensed.survivors);
     results = results === undefined ? measured : merge(results, measured);
     // Written after every group, so that a long run that is stopped keeps what it finished.
-    writeResults(mode === 'quick' ? path.join(runDir, 'quick.json') : resultsFile, results);
+    writeResults(mode === 'quick' ? path.join(runDir, 'quick.json') : output, results);
     measuredFiles.push(...condensed.files);
     printSummary(condensed.files);
   }
