@@ -1,0 +1,132 @@
+import type { Survivor } from './condense';
+
+/**
+ * Why each surviving mutant survives: one file per source file under experiments/mutation/explained/
+ * (docs/testing.md, "Surviving mutants"). Pure: the caller reads the files and writes the page.
+ */
+
+export const explanationKinds = ['equivalent', 'speed', 'unreachable', 'accepted'] as const;
+export type ExplanationKind = (typeof explanationKinds)[number];
+
+export interface Explanation {
+  readonly line: number;
+  readonly column: number;
+  readonly mutator: string;
+  readonly replacement: string;
+  readonly kind: ExplanationKind;
+  /** A sentence, or `#name` of an entry in the file's `reasons`. */
+  readonly why: string;
+}
+
+export interface ExplanationFile {
+  readonly file: string;
+  readonly reasons?: Readonly<Record<string, string>>;
+  readonly survivors: readonly Explanation[];
+}
+
+export interface Explained extends Survivor {
+  readonly kind: ExplanationKind;
+  readonly why: string;
+}
+
+export interface Check {
+  /** Every survivor with its explanation, in the results' order. */
+  readonly explained: readonly Explained[];
+  /** Survivors no entry explains. */
+  readonly missing: readonly Survivor[];
+  /** Entries that match no survivor (the code moved, or the mutant is killed now). */
+  readonly stale: readonly (Explanation & { readonly file: string })[];
+  /** Files and entries that are malformed: a `#name` with no reason, an unknown kind, … */
+  readonly problems: readonly string[];
+}
+
+const keyOf = (file: string, s: { line: number; column: number; mutator: string; replacement: string }): string =>
+  `${file}:${s.line}:${s.column}:${s.mutator}:${s.replacement}`;
+
+/** Checks an explanation file's shape, answering what is wrong with it (empty when nothing). */
+export function explanationFileProblems(value: unknown, where: string): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [`${where}: not an object`];
+  const v = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if (typeof v.file !== 'string' || !v.file.startsWith('src/')) problems.push(`${where}: "file" must name a file under src/`);
+  const reasons = v.reasons;
+  if (reasons !== undefined && (reasons === null || typeof reasons !== 'object' || Array.isArray(reasons) || Object.values(reasons).some((r) => typeof r !== 'string' || r.length === 0))) {
+    problems.push(`${where}: "reasons" must map names to sentences`);
+  }
+  if (!Array.isArray(v.survivors)) return [...problems, `${where}: "survivors" must be an array`];
+  v.survivors.forEach((entry: unknown, i: number) => {
+    const at = `${where}: survivors[${i}]`;
+    if (entry === null || typeof entry !== 'object') return void problems.push(`${at}: not an object`);
+    const e = entry as Record<string, unknown>;
+    if (!Number.isSafeInteger(e.line) || !Number.isSafeInteger(e.column)) problems.push(`${at}: line and column must be integers`);
+    if (typeof e.mutator !== 'string' || typeof e.replacement !== 'string') problems.push(`${at}: mutator and replacement must be strings`);
+    if (!explanationKinds.includes(e.kind as ExplanationKind)) problems.push(`${at}: kind must be one of ${explanationKinds.join(', ')}`);
+    if (typeof e.why !== 'string' || e.why.trim().length === 0) problems.push(`${at}: "why" must be a sentence or #name`);
+    else if (e.why.startsWith('#') && (reasons === undefined || typeof (reasons as Record<string, unknown>)[e.why.slice(1)] !== 'string')) problems.push(`${at}: no reason named ${e.why}`);
+  });
+  return problems;
+}
+
+/** Matches every survivor of the results with the explanation files (already shape-checked). */
+export function checkExplanations(survivors: readonly Survivor[], files: readonly ExplanationFile[]): Check {
+  const entries = new Map<string, { entry: Explanation; file: ExplanationFile }>();
+  const problems: string[] = [];
+  for (const file of files) {
+    for (const entry of file.survivors) {
+      const key = keyOf(file.file, entry);
+      if (entries.has(key)) problems.push(`${file.file}:${entry.line}:${entry.column}: ${entry.mutator} → ${entry.replacement} is explained twice`);
+      entries.set(key, { entry, file });
+    }
+  }
+  const used = new Set<string>();
+  const explained: Explained[] = [];
+  const missing: Survivor[] = [];
+  for (const survivor of survivors) {
+    const key = keyOf(survivor.file, survivor);
+    const found = entries.get(key);
+    if (found === undefined) {
+      missing.push(survivor);
+      continue;
+    }
+    used.add(key);
+    const why = found.entry.why.startsWith('#') ? (found.file.reasons?.[found.entry.why.slice(1)] ?? found.entry.why) : found.entry.why;
+    explained.push({ ...survivor, kind: found.entry.kind, why });
+  }
+  const stale = [...entries].filter(([key]) => !used.has(key)).map(([, { entry, file }]) => ({ ...entry, file: file.file }));
+  return { explained, missing, stale, problems };
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const code = (text: string): string => (text.includes('`') ? `<code>${cell(text).replace(/</g, '&lt;')}</code>` : `\`${cell(text)}\``);
+
+/** The page docs/mutation-survivors.md: a table per file, and the count of each kind. */
+export function renderSurvivorsPage(check: Check, measuredFiles: number): string {
+  const byKind = new Map<ExplanationKind, number>();
+  for (const e of check.explained) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
+  const lines = [
+    '# Surviving mutants, each explained',
+    '',
+    '<!-- Generated by `node dist/experiments/mutation/explain.js` from results/mutation.json and',
+    '     experiments/mutation/explained/; edit those, not this page. -->',
+    '',
+    `Every mutant that survived the mutation run recorded in results/mutation.json (${measuredFiles} files; see`,
+    'docs/testing.md for the run and its scores), with why no test kills it. Kinds:',
+    '',
+    '- **equivalent**: no input tells the mutant from the original, by any result, event, error or thrown value;',
+    '- **speed**: the mutant changes only how fast the code is or how much memory it takes (a fast path, a cache);',
+    '- **unreachable**: defensive code that no caller reaches (the entry names what guarantees it);',
+    '- **accepted**: observable, and deliberately not pinned (the entry says why).',
+    '',
+    `| kind | survivors |`,
+    `| --- | ---: |`,
+    ...[...explanationKinds].map((k) => `| ${k} | ${byKind.get(k) ?? 0} |`),
+    `| **all** | **${check.explained.length}** |`,
+    '',
+  ];
+  check.explained.forEach((e, i) => {
+    if (i === 0 || check.explained[i - 1]?.file !== e.file) lines.push(`## ${e.file}`, '', '| line:col | mutant | kind | why it survives |', '| --- | --- | --- | --- |');
+    lines.push(`| ${e.line}:${e.column} | ${e.mutator}: ${code(e.original)} → ${code(e.replacement)} | ${e.kind} | ${cell(e.why)} |`);
+    if (check.explained[i + 1]?.file !== e.file) lines.push('');
+  });
+  return `${lines.join('\n')}\n`;
+}
