@@ -144,6 +144,66 @@ describePg('PostgreSQL durability: asynchronous commit under the lock, WAL flush
     await ledger.close();
   });
 
+  describe('in the one-round-trip shape (the head where this ledger left it)', () => {
+    /** The one-round-trip message: lock, conditional insert, asynchronous COMMIT, then the flush outside the lock. */
+    const oneTripFlushed = (line: string): boolean =>
+      line.startsWith('answered BEGIN') && line.includes('WHERE NOT EXISTS') && line.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
+    const oneTripCommitted = (line: string): boolean => line.startsWith('answered BEGIN') && line.includes('WHERE NOT EXISTS') && line.endsWith('SET LOCAL synchronous_commit = off; COMMIT');
+
+    it('commits without waiting for the disk and runs the tool only after the flush in the same message has answered', async () => {
+      const { ledger, trace } = await tracedLedger(freshSchema(), {}, { optimistic: true });
+      const { token } = await grant(ledger);
+      trace.length = 0;
+      const outcome = await ledger.invoke(token, 'work', {});
+      expect(outcome).toMatchObject({ status: 'completed' });
+      const flushedAt = trace.findIndex(oneTripFlushed);
+      const ranAt = trace.indexOf(`tool ran ${outcome.callId}`);
+      expect(flushedAt).toBeGreaterThanOrEqual(0);
+      expect(ranAt).toBeGreaterThan(flushedAt);
+      // Nothing went through the lock in two round trips: the one message was the whole admission.
+      expect(trace.slice(0, ranAt).filter((line) => line.startsWith('sent '))).toHaveLength(1);
+      await ledger.close();
+    });
+
+    it('retries a flush that failed after the one-round-trip COMMIT: the batch stands, is flushed, and is decided only once', async () => {
+      const schema = freshSchema();
+      const { ledger, failFlush, ran, trace } = await tracedLedger(schema, {}, { optimistic: true });
+      const { token } = await grant(ledger);
+      failFlush(1);
+      trace.length = 0;
+      const outcome = await ledger.invoke(token, 'work', {});
+      expect(outcome).toMatchObject({ status: 'completed' });
+      expect(ran).toEqual([outcome.callId]);
+      const ranAt = trace.indexOf(`tool ran ${outcome.callId}`);
+      expect(trace.slice(0, ranAt).filter(oneTripCommitted)).toHaveLength(1);
+      expect(trace.slice(0, ranAt).filter((line) => line === `answered ${flushWalStatement}`)).toHaveLength(1);
+      const events = ledger.events();
+      expect(events.filter((e) => e.type === 'call.admitted' && e.callId === outcome.callId)).toHaveLength(1);
+      expect(await storedSeqs(schema)).toEqual(events.map((e) => e.seq));
+      expect(verify(events)).toMatchObject({ ok: true, problems: [] });
+      await ledger.close();
+    });
+
+    it('rejects the call ledger_unavailable without running its tool when the server lost the batch before its flush', async () => {
+      const schema = freshSchema();
+      const { ledger, failFlush, ran } = await tracedLedger(schema, { retriesMax: 0 }, { optimistic: true });
+      const { token } = await grant(ledger);
+      const head = ledger.events().length;
+      failFlush(1, () => loseEventsAfter(schema, head));
+      const lost = await ledger.invoke(token, 'work', {});
+      expect(lost).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
+      expect(ran).toEqual([]);
+      expect(ledger.events()).toHaveLength(head);
+      const next = await ledger.invoke(token, 'work', {});
+      expect(next).toMatchObject({ status: 'completed' });
+      const fresh = await reopened(schema);
+      expect(fresh.events()).toEqual(ledger.events());
+      expect(fresh.events().some((e: LedgerEvent) => e.type === 'call.admitted' && e.callId === lost.callId)).toBe(false);
+      await fresh.close();
+      await ledger.close();
+    });
+  });
+
   describe('when the server loses an asynchronously committed batch before its flush', () => {
     it('rejects the call ledger_unavailable without running its tool, and goes on from the log as the server kept it', async () => {
       const schema = freshSchema();

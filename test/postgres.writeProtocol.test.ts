@@ -20,7 +20,9 @@ function recordingPool(): { pool: Pool; sent: string[] } {
   return { pool, sent };
 }
 
-const oneTrip = (text: string): boolean => text.includes('pg_advisory_xact_lock') && text.includes('WHERE NOT EXISTS') && text.endsWith('COMMIT');
+/** The one-round-trip transaction: lock, conditional insert, asynchronous COMMIT, then the WAL flush outside the lock. */
+const oneTrip = (text: string): boolean =>
+  text.includes('pg_advisory_xact_lock') && text.includes('WHERE NOT EXISTS') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
 const lockAndRead = (text: string): boolean => text.includes('pg_advisory_xact_lock') && !text.includes('INSERT');
 
 /**

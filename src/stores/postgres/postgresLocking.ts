@@ -89,19 +89,29 @@ export type IfHeadOutcome =
  * The whole transaction in one round trip, for a batch decided before the lock (against this
  * ledger's own view, whose head is `afterSeq`): BEGIN, take the lock, read the stored head and the
  * events after `afterSeq`, insert the batch only if the head is the one it was decided on and nothing
- * follows it, COMMIT. The lock is held only while the server runs these statements and flushes the
- * commit, never across a round trip to the client (so this commit stays synchronous: with nobody
- * waiting, taking the flush out of the lock would only add a round trip). When the head had moved,
- * nothing is inserted, COMMIT releases the lock, and the events read are returned so that the caller
- * can decide again, knowing them.
+ * follows it, COMMIT. The lock is never held across a round trip to the client. With `asyncCommit`
+ * the COMMIT does not wait for the disk either (the next writer takes the lock meanwhile), and the
+ * WAL flush runs after it in the same message, outside the lock: the server answers only once it
+ * has, so a committed batch is durable when this resolves (docs/postgres.md, "Durability"). Without
+ * it the COMMIT is synchronous, flushing under the lock (the protocol before, kept for the benchmark).
+ * When the head had moved, nothing is inserted, COMMIT releases the lock, and the events read are
+ * returned (flushed too, with `asyncCommit`) so that the caller can decide again, knowing them.
  */
-export async function appendIfHead(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, afterSeq: number, events: readonly LedgerEvent[], remainingMs: number): Promise<IfHeadOutcome> {
+export async function appendIfHead(
+  client: HeldClient,
+  tables: PostgresTables,
+  protocol: LockProtocol,
+  afterSeq: number,
+  events: readonly LedgerEvent[],
+  remainingMs: number,
+  asyncCommit = true,
+): Promise<IfHeadOutcome> {
   const first = events[0] as LedgerEvent;
   const last = events[events.length - 1] as LedgerEvent;
   const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id AND seq = ${intLiteral(afterSeq)}; ` : '';
   const results = await client.queries(
     `${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}; ` +
-      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}COMMIT`,
+      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}${commitStatement(asyncCommit, asyncCommit)}`,
   );
   // The results: BEGIN, three SET LOCALs and the lock, then the head, the read and the insert.
   const headHash = hashOf(results[statementsToLock]);
@@ -125,7 +135,7 @@ export async function appendIfHead(client: HeldClient, tables: PostgresTables, p
  * folds anything; without `asyncCommit` the lock is held until the WAL is flushed.
  */
 export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[], asyncCommit: boolean, flush = false): Promise<void> {
-  const commit = (asyncCommit ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT') + (asyncCommit && flush ? `; ${flushWalStatement}` : '');
+  const commit = commitStatement(asyncCommit, flush);
   if (events.length === 0) {
     await client.queries(commit);
     return;
@@ -150,6 +160,11 @@ export const flushWalStatement = "SELECT pg_logical_emit_message(true, 'atc/flus
 
 export async function flushWal(client: HeldClient): Promise<void> {
   await client.query(flushWalStatement);
+}
+
+/** COMMIT, asynchronous or not; after an asynchronous one, optionally the WAL flush in the same message. */
+function commitStatement(asyncCommit: boolean, flush: boolean): string {
+  return (asyncCommit ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT') + (asyncCommit && flush ? `; ${flushWalStatement}` : '');
 }
 
 function hexLiteral(hash: string): string {

@@ -66,13 +66,14 @@ export interface PostgresInternals {
   /** Whether a batch may first be tried in one round trip (default true; false measures the two-trip protocol alone). */
   readonly optimistic?: boolean;
   /**
-   * Whether a transaction that held the lock across a round trip commits asynchronously and flushes
-   * the WAL after releasing the lock (default true; false measures the synchronous commit it replaced).
+   * Whether a write transaction commits asynchronously and flushes the WAL after releasing the lock,
+   * in both shapes (default true; false measures the synchronous commit it replaced).
    */
   readonly asyncCommit?: boolean;
   /**
-   * Whether that flush travels in the COMMIT's message (default true; false sends it as a message of
-   * its own, one more round trip per batch: the protocol before, measured in experiments/bench).
+   * Whether the two-round-trip shape's flush travels in the COMMIT's message (default true; false
+   * sends it as a message of its own, one more round trip per batch: the protocol before, measured in
+   * experiments/bench). The one-round-trip shape always sends it in the COMMIT's message.
    */
   readonly flushWithCommit?: boolean;
 }
@@ -181,8 +182,9 @@ export class PostgresStore implements PostgresEventStore {
             const prevHash = (events[0] as LedgerEvent).prevHash;
             checkContinues({ seq: afterSeq, hash: prevHash }, events);
             sent = events[0];
-            // A synchronous commit: durable once it returns.
-            const outcome = await appendIfHead(client, this.tables, this.protocol, afterSeq, events, deadline - performance.now());
+            // Committed without waiting for the disk, then flushed outside the lock in the same
+            // message: durable once it returns. An error leaves `sent` uncertain: the retry looks for it.
+            const outcome = await appendIfHead(client, this.tables, this.protocol, afterSeq, events, deadline - performance.now(), this.asyncCommit);
             if (outcome.committed) return this.committed(afterSeq, events);
             sent = undefined;
             if (afterSeq > 0) checkHead(afterSeq, prevHash, outcome.headHash);
