@@ -193,4 +193,9 @@ describe('idempotency keys', () => {
     const completed = given(registerNotes, issueCommand(), admit({ idempotency: key() }), settle()).state;
     expect(keyStatus(completed, bindingAt(completed, 'g1', 'a'.repeat(64)) as KeyBinding)).toBe('completed');
   });
+
+  it('records a keyed call that timed out as timed_out on its binding, not failed', () => {
+    const { state } = given(registerNotes, issueCommand({ callTimeoutMs: 9 }), admit({ idempotency: key() }), timeout(T0 + 10));
+    expect(keyStatus(state, bindingAt(state, 'g1', 'a'.repeat(64)) as KeyBinding)).toBe('timed_out');
+  });
 });

@@ -1,5 +1,9 @@
 import type { Command, Narrowing } from '../src/domain/commands';
 import type { EventPayload } from '../src/domain/events';
+import { sealEvent } from '../src/domain/chain';
+import { decide } from '../src/domain/decide';
+import { evolve } from '../src/domain/evolve';
+import { initialState } from '../src/domain/state';
 import { admit, given, issueCommand, payloads, registerNotes, registerRead, T0 } from './support/given';
 
 // The decider's rules at the edges the scenario suites do not reach: a parent's budgets at their
@@ -95,5 +99,56 @@ describe('settling', () => {
   it('charges a metered call that completed what it reported, never refunding it', () => {
     const metered = [registerNotes, issueCommand({ budget: { calls: 2, inputBytes: 100, meters: { usd: 10 } } }), admit({ cost: { usd: 5 } })];
     expect(one(metered, { type: 'settle', at: T0 + 2, callId: 'c1', outcome: 'completed', refund: true, report: { usd: 2 } })).toStrictEqual({ type: 'call.completed', callId: 'c1', grantId: 'g1', tool: 'notes.write', charged: { usd: 2 } });
+  });
+});
+
+// A state folded from events the decider would not write (a forged or hand-edited log): the
+// decider stays as strict as the chain's strictest grant. `verify` refuses such a log; replaying
+// it must still not make a child more lenient than its ancestors.
+const forged = (...payloads: EventPayload[]) => {
+  let state = initialState;
+  for (const payload of payloads) state = evolve(state, sealEvent(payload, T0, state.head));
+  return state;
+};
+const notesTool: EventPayload = { type: 'tool.registered', tool: 'notes.write', inputSchema: { type: 'object' } };
+const forgedScope = (budget: Extract<EventPayload, { type: 'grant.issued' }>['scope']['budget'], callTimeoutMs?: number) => ({
+  tools: ['notes.write'], args: {}, resources: ['notes:/drafts/'], notBefore: T0, expiresAt: T0 + 60_000, budget, ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
+});
+const forgedChild = (scope: ReturnType<typeof forgedScope>): EventPayload => ({
+  type: 'grant.issued', grantId: 'c1', tokenDigest: 'c'.repeat(64), scope, parentGrantId: 'g1', parentLeft: { calls: 5, inputBytes: 100 },
+});
+
+describe('a forged child grant is held to its ancestors', () => {
+  it('gives a child call the ancestor’s shorter callTimeoutMs when the child’s own is longer', () => {
+    const state = forged(notesTool, { type: 'grant.issued', grantId: 'g1', tokenDigest: 'a'.repeat(64), scope: forgedScope({ calls: 5, inputBytes: 100 }, 400) }, forgedChild(forgedScope({ calls: 5, inputBytes: 100 }, 1_000)));
+    expect(payloads(decide(state, admit({ grantId: 'c1' })))).toStrictEqual([
+      { type: 'call.admitted', callId: 'c1', grantId: 'c1', tool: 'notes.write', reserved: { calls: 1, inputBytes: 10 }, ancestors: ['g1'], deadline: T0 + 1 + 400 },
+    ]);
+  });
+  it('rate-limits a child without a rate window of its own by its ancestor’s full window', () => {
+    const rated = forgedScope({ calls: 5, inputBytes: 100, rate: { calls: 1, windowMs: 1_000 } });
+    const issued = forged(notesTool, { type: 'grant.issued', grantId: 'g1', tokenDigest: 'a'.repeat(64), scope: rated }, forgedChild(forgedScope({ calls: 5, inputBytes: 100 })));
+    const first = payloads(decide(issued, admit({ callId: 'p1' })))[0] as EventPayload;
+    const afterOne = evolve(issued, sealEvent(first, T0 + 1, issued.head));
+    expect(payloads(decide(afterOne, admit({ callId: 'k1', grantId: 'c1', at: T0 + 2 })))).toMatchObject([{ type: 'call.rejected', reason: 'rate_limited', retryAfterMs: 999 }]);
+  });
+});
+
+describe('events carry only the fields that apply (keys, waits, hops)', () => {
+  it('gives a root’s keyed call no ancestors field', () => {
+    const key = { keyDigest: 'a'.repeat(64), argsDigest: 'b'.repeat(64), expiresAt: T0 + 1_000, keysMax: 10 };
+    expect(one([registerNotes, issueCommand()], admit({ idempotency: key }))).toStrictEqual({
+      type: 'call.admitted', callId: 'c1', grantId: 'g1', tool: 'notes.write', reserved: { calls: 1, inputBytes: 10 }, idempotency: { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: key.expiresAt },
+    });
+  });
+  it('gives a rate-limited call that passed no cost no cost field', () => {
+    const rated = [registerNotes, issueCommand({ budget: { calls: 5, inputBytes: 100, rate: { calls: 1, windowMs: 1_000 } } }), admit()];
+    expect(one(rated, admit({ callId: 'c2', at: T0 + 2 }))).toStrictEqual({ type: 'call.rejected', callId: 'c2', grantId: 'g1', tool: 'notes.write', reason: 'rate_limited', inputBytes: 10, retryAfterMs: 999 });
+  });
+  it('gives a hop without a resource or an address neither field', () => {
+    const running = [registerNotes, issueCommand(), admit()];
+    expect(one(running, { type: 'hop', at: T0 + 2, callId: 'c1', hop: 0, resource: undefined, address: undefined })).toStrictEqual({
+      type: 'fetch.hop', callId: 'c1', grantId: 'g1', tool: 'notes.write', hop: 0, outcome: 'refused', reason: 'invalid_resource',
+    });
   });
 });

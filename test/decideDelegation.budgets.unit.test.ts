@@ -120,3 +120,36 @@ describe('revokeDelegation: refusals', () => {
     expect(one([...base(), root()], { type: 'revokeDelegation', at: T0 + 2, byGrantId: 'g1', grantId: undefined, abortInFlight: false })).toEqual({ type: 'revocation.rejected', reason: 'not_a_descendant', revokedBy: 'g1' });
   });
 });
+
+describe('attenuate: a child’s budget and refusals carry only the fields that apply', () => {
+  const budgetOf = (event: EventPayload) => (event.type === 'grant.issued' ? event.scope.budget : undefined);
+
+  it('gives a plain child’s budget neither meters nor a rate window', () => {
+    expect(budgetOf(one([...base(), root()], attenuate({})))).toStrictEqual({ calls: 5, inputBytes: 100 });
+  });
+  it('gives a metered child’s budget no rate window field', () => {
+    const metered = root({ budget: { calls: 5, inputBytes: 100, meters: { usd: 10 } } });
+    expect(budgetOf(one([...base(), metered], attenuate({})))).toStrictEqual({ calls: 5, inputBytes: 100, meters: { usd: 10 } });
+  });
+  it('gives a rate-limited child’s budget no meters field', () => {
+    expect(budgetOf(one([...base(), root()], attenuate({ budget: { rate: { calls: 1, windowMs: 50 } } })))).toStrictEqual({ calls: 5, inputBytes: 100, rate: { calls: 1, windowMs: 50 } });
+  });
+  it('keeps the chain’s meters beside a meter the child asks for alone', () => {
+    const metered = root({ budget: { calls: 5, inputBytes: 100, meters: { usd: 10 } } });
+    expect(budgetOf(one([...base(), metered], attenuate({ budget: { meters: { tokens: 3 } } })))).toStrictEqual({ calls: 5, inputBytes: 100, meters: { tokens: 3, usd: 10 } });
+  });
+  it('names no parent on a refusal whose token matched no grant', () => {
+    expect(one([...base(), root()], attenuate({}, { parentGrantId: undefined }))).toStrictEqual({ type: 'attenuation.rejected', reason: 'unknown_token' });
+  });
+  it('names neither the revoker nor a target on a revocation whose token and target match no grant', () => {
+    const revoke: Command = { type: 'revokeDelegation', at: T0 + 1, byGrantId: undefined, grantId: undefined, abortInFlight: false };
+    expect(one([...base(), root()], revoke)).toStrictEqual({ type: 'revocation.rejected', reason: 'unknown_token' });
+  });
+});
+
+describe('attenuate: resources', () => {
+  it('lets a child take a resource that one of its parent’s several scopes covers', () => {
+    const twoScopes = root({ resources: ['notes:/drafts/', 'notes:/shared/'] });
+    expect(one([...base(), twoScopes], attenuate({ resources: ['notes:/drafts/a'] }))).toMatchObject({ type: 'grant.issued', scope: { resources: ['notes:/drafts/a'] } });
+  });
+});

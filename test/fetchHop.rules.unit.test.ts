@@ -15,6 +15,10 @@ describe('urlResourceParts', () => {
     expect(urlResourceParts('https:/a.example:65535/x')?.port).toBe(65_535);
     expect(urlResourceParts('https:/a.example:65536/x')).toBeUndefined();
   });
+  it('refuses a port followed by anything but a path', () => {
+    expect(urlResourceParts('https:/a.example:443x')).toBeUndefined();
+    expect(urlResourceParts('https:/a.example:123456/x')).toBeUndefined();
+  });
   it('refuses a scheme that only ends in http', () => {
     expect(urlResourceParts('xhttps:/a.example:443/x')).toBeUndefined();
   });

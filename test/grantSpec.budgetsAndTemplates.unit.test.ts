@@ -48,6 +48,9 @@ describe('issue refuses a budget', () => {
   it('with a callTimeoutMs that is not a positive safe integer', () => {
     for (const callTimeoutMs of [0, 1.5, -1]) expect(issueRefusal({ scope: { ...scope(), callTimeoutMs } })).toBe('callTimeoutMs must be a positive safe integer (ms)');
   });
+  it('with good meters and a bad rate, naming the rate', () => {
+    expect(issueRefusal({ scope: { ...scope(), budget: { calls: 1, inputBytes: 1, meters: { usd: 5 }, rate: { calls: 0, windowMs: 100 } } } })).toBe(`budget.rate.calls must be an integer from 1 to ${limits.rateCallsMax}`);
+  });
   it('and accepts meters and a rate together', () => {
     expect(issueRefusal({ scope: { ...scope(), budget: { calls: 1, inputBytes: 1, meters: { usd: 5 }, rate: { calls: 2, windowMs: 100 } } } })).toBeUndefined();
   });
@@ -68,6 +71,10 @@ describe('resourceTemplatesProblem', () => {
   });
   it('refuses templates for a tool the grant does not include', () => {
     expect(resourceTemplatesProblem(s, { 'notes.read': ['notes:/{path}'] }, undefined)).toBe('resourceTemplates names tool "notes.read", which the grant does not include');
+  });
+  it('cuts a tool name the templates name but the grant lacks to 80 characters in the message', () => {
+    const long = 'z'.repeat(200);
+    expect(resourceTemplatesProblem(s, { [long]: ['notes:/{path}'] }, undefined)).toBe(`resourceTemplates names tool ${JSON.stringify(long).slice(0, 80)}, which the grant does not include`);
   });
   it('takes at most resourcesPerCallMax templates per tool, in an array', () => {
     const message = `resourceTemplates["notes.write"] must be an array of at most ${limits.resourcesPerCallMax} templates`;

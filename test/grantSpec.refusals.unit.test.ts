@@ -40,6 +40,11 @@ describe('grant scope: tools', () => {
     expect(result).toEqual(refused(`tool ${`"${'x'.repeat(200)}"`.slice(0, 80)} is not registered`));
   });
 
+  it('cuts a tool name that args names but the grant lacks to 80 characters in the message', () => {
+    const long = 'y'.repeat(200);
+    expect(refusal({ args: { [long]: {} } })).toEqual(refused(`args names tool ${JSON.stringify(long).slice(0, 80)}, which the grant does not include`));
+  });
+
   it('accepts two different registered tools', () => {
     expect(refusal({ tools: ['notes.write', 'notes.read'] })).toBe('issued');
   });

@@ -81,6 +81,11 @@ describe('grantTreeLines', () => {
     ]);
   });
 
+  it('lists a grant’s meters side by side, two spaces apart', () => {
+    const state = stateOf([grantRecord({ grantId: 'r', budget: { meters: { tokens: 5, usd: 9 } }, metersUsed: { tokens: 1, usd: 3 } })]);
+    expect(grantTreeLines(grantTree(state, ['r'], 5))).toEqual(['r  active  calls 0/10  bytes 0/1000  tokens 1/5  usd 3/9  tools notes']);
+  });
+
   it('indents below a last child with spaces', () => {
     const state = stateOf([grantRecord({ grantId: 'r' }), childOf('c', ['r']), childOf('g', ['r', 'c'])]);
     const lines = grantTreeLines(grantTree(state, ['r', 'c', 'g'], 5));

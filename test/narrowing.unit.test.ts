@@ -1,4 +1,4 @@
-import type { JsonObject } from '../src/domain/json';
+import type { JsonObject, JsonValue } from '../src/domain/json';
 import { limits } from '../src/domain/limits';
 import { parseNarrowing } from '../src/domain/narrowing';
 
@@ -69,6 +69,12 @@ describe('parseNarrowing', () => {
     for (let i = 0; i < limits.argumentDepthMax - 1; i++) shallow = { not: shallow };
     expect(problem({ args: { a: deep } })).toBe('args schemas from an agent may not use pattern or patternProperties');
     expect(problem({ args: { a: shallow } })).toBeUndefined();
+  });
+
+  it('counts arrays nested beyond argumentDepthMax as using a regular expression', () => {
+    let deep: JsonValue = 'x';
+    for (let i = 0; i < limits.argumentDepthMax + 1; i++) deep = [deep];
+    expect(problem({ args: { a: { enum: [deep] } } })).toBe('args schemas from an agent may not use pattern or patternProperties');
   });
 
   it('refuses resources that are not an array of strings, and more than scopesPerGrantMax', () => {

@@ -97,4 +97,10 @@ describe('scopes', () => {
     expect(isCanonicalScope('notes:/drafts//')).toBe(false);
     expect(isCanonicalScope('notes:/drafts/../')).toBe(false);
   });
+
+  it('lets only a trailing "/" follow a canonical resource in a scope', () => {
+    // Each is a canonical resource plus one more character.
+    expect(isCanonicalScope('notes:/drafts%')).toBe(false);
+    expect(isCanonicalScope('notes:/drafts\u0000')).toBe(false);
+  });
 });

@@ -23,8 +23,12 @@ export function parseIpv4(text: string): readonly number[] | undefined {
   return bytes;
 }
 
+// The longest IPv6 text: six full groups and a dotted quad (`ffff:…:ffff:255.255.255.255`).
+const ipv6TextMax = 45;
+
 function parseIpv6(text: string): readonly number[] | undefined {
-  if (text.length > 45 || text.length < 2) return undefined;
+  // Hostile text: bound it before splitting (nothing longer can parse).
+  if (text.length > ipv6TextMax) return undefined;
   let head = text;
   let tail: number[] = [];
   const lastColon = text.lastIndexOf(':');
@@ -119,7 +123,8 @@ function classify4(bytes: readonly number[]): AddressClass {
   const value = (((bytes[0] as number) << 24) | ((bytes[1] as number) << 16) | ((bytes[2] as number) << 8) | (bytes[3] as number)) >>> 0;
   for (const [a, b, c, d, prefix, kind] of ranges4) {
     const base = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
-    const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+    // Every prefix in the table is 4..32 (a /0 would need its own case: JS shifts count mod 32).
+    const mask = (0xffffffff << (32 - prefix)) >>> 0;
     if (((value & mask) >>> 0) === base) return kind;
   }
   return 'public';
@@ -137,8 +142,9 @@ function classify6(groups: readonly number[]): AddressClass {
   const zeroUpTo = (n: number): boolean => groups.slice(0, n).every((g) => g === 0);
   if (zeroUpTo(8)) return 'unspecified';
   if (zeroUpTo(7) && g7 === 1) return 'loopback';
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): what they reach is the IPv4 address.
+  // IPv4-mapped (::ffff:a.b.c.d): what it reaches is the IPv4 address.
   if (zeroUpTo(5) && g5 === 0xffff) return classify4(embeddedV4(groups));
+  // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291) and the rest of ::/96: refused whatever it embeds.
   if (zeroUpTo(6)) return 'reserved';
   // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address; the local-use NAT64 prefix stays inside.
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classify4(embeddedV4(groups));

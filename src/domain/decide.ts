@@ -122,20 +122,21 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
     if (key !== undefined) {
       // A keyed admission binds its key: built field by field (the rarer shape).
       const admitted: { -readonly [K in keyof CallAdmittedPayload]: CallAdmittedPayload[K] } = { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved };
-      if (grant.ancestors !== undefined && grant.ancestors.length > 0) admitted.ancestors = grant.ancestors;
+      if (grant.ancestors !== undefined) admitted.ancestors = grant.ancestors;
       if (timeout !== undefined) admitted.deadline = command.at + timeout;
       admitted.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: key.expiresAt };
       return emit(admitted);
     }
     if (timeout !== undefined) {
       const deadline = command.at + timeout;
-      if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
+      if (grant.ancestors !== undefined) {
         return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors, deadline });
       }
       return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, deadline });
     }
     // A child's call names its ancestors (root first): the event says which grants it is reserved on.
-    if (grant.ancestors !== undefined && grant.ancestors.length > 0) {
+    // A record has `ancestors` only on a child, and then never empty (records.ts, grantRecord).
+    if (grant.ancestors !== undefined) {
       return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors });
     }
     return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved });
@@ -178,17 +179,14 @@ function decideIssue(state: LedgerState, command: IssueCommand): Decision {
   if (shardGet(state.tokens, command.tokenDigest) !== undefined) return refuse('duplicate_grant', 'token digest already issued');
   const problem = grantScopeProblem(state, command.scope) ?? resourceTemplatesProblem(command.scope, command.resourceTemplates, command.fsBase);
   if (problem !== undefined) return refuse('invalid_grant', problem);
-  if (command.resourceTemplates !== undefined || command.fsBase !== undefined) {
-    return emit({
-      type: 'grant.issued',
-      grantId: command.grantId,
-      tokenDigest: command.tokenDigest,
-      scope: command.scope,
-      ...(command.resourceTemplates !== undefined ? { resourceTemplates: command.resourceTemplates } : {}),
-      ...(command.fsBase !== undefined ? { fsBase: command.fsBase } : {}),
-    });
-  }
-  return emit({ type: 'grant.issued', grantId: command.grantId, tokenDigest: command.tokenDigest, scope: command.scope });
+  return emit({
+    type: 'grant.issued',
+    grantId: command.grantId,
+    tokenDigest: command.tokenDigest,
+    scope: command.scope,
+    ...(command.resourceTemplates !== undefined ? { resourceTemplates: command.resourceTemplates } : {}),
+    ...(command.fsBase !== undefined ? { fsBase: command.fsBase } : {}),
+  });
 }
 
 function decideRevoke(state: LedgerState, command: RevokeCommand): Decision {

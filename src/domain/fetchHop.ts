@@ -37,7 +37,7 @@ export function hopDecision(scopes: readonly string[], facts: HopFacts): 'allowe
   if (!Number.isSafeInteger(facts.hop) || facts.hop < 0) return 'invalid_resource';
   if (facts.hop > limits.redirectsMax) return 'redirect_limit';
   const resource = facts.resource;
-  if (resource === undefined || !isCanonicalResource(resource)) return 'invalid_resource';
+  if (!isCanonicalResource(resource)) return 'invalid_resource'; // undefined included
   const parts = urlResourceParts(resource);
   if (parts === undefined) return 'invalid_resource';
   if (!scopes.some((scope) => scopeCovers(scope, resource))) return 'resource_not_permitted';

@@ -10,7 +10,8 @@ const noAncestors: readonly GrantRecord[] = Object.freeze([]);
  */
 export function ancestorRecords(state: LedgerState, grant: GrantRecord): readonly GrantRecord[] | undefined {
   const ids = grant.ancestors;
-  if (ids === undefined || ids.length === 0) return noAncestors;
+  // `ancestors` is set only on a child, never empty (records.ts, grantRecord).
+  if (ids === undefined) return noAncestors;
   const records: GrantRecord[] = [];
   for (const id of ids) {
     const ancestor = shardGet(state.grants, id);
@@ -40,7 +41,7 @@ export function chainAuthority(state: LedgerState, grantId: string | undefined, 
   let late = at >= grant.scope.expiresAt;
   const ids = grant.ancestors;
   let ancestors = noAncestors;
-  if (ids !== undefined && ids.length > 0) {
+  if (ids !== undefined) {
     // One pass, one lookup per ancestor (this runs twice per call: in the shell and in decide).
     const records: GrantRecord[] = [];
     for (let i = 0; i < ids.length; i++) {

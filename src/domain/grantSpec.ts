@@ -14,7 +14,8 @@ export function isTimeout(value: unknown): value is number {
 }
 
 function isTime(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  // Number.isFinite is false for every non-number (it does not convert).
+  return Number.isFinite(value);
 }
 
 /**

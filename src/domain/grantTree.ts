@@ -2,7 +2,7 @@ import { chainAuthority } from './grantChain';
 import { meterAmount } from './meters';
 import { admissionsInWindow } from './rateWindow';
 import { shardGet } from './shardedMap';
-import type { LedgerState } from './state';
+import type { GrantRecord, LedgerState } from './state';
 
 export type GrantStatus = 'active' | 'revoked' | 'not_yet_valid' | 'expired';
 
@@ -31,21 +31,20 @@ export interface GrantTreeNode {
  * order). A read model for audits, not for admission: it visits every grant.
  */
 export function grantTree(state: LedgerState, issued: readonly string[], at: number): readonly GrantTreeNode[] {
-  const children = new Map<string, string[]>();
-  const roots: string[] = [];
+  const children = new Map<string, GrantRecord[]>();
+  const roots: GrantRecord[] = [];
   for (const id of issued) {
     const grant = shardGet(state.grants, id);
     if (grant === undefined) continue;
-    if (grant.parentGrantId === undefined) roots.push(id);
+    if (grant.parentGrantId === undefined) roots.push(grant);
     else {
       const siblings = children.get(grant.parentGrantId);
-      if (siblings === undefined) children.set(grant.parentGrantId, [id]);
-      else siblings.push(id);
+      if (siblings === undefined) children.set(grant.parentGrantId, [grant]);
+      else siblings.push(grant);
     }
   }
-  const node = (id: string): GrantTreeNode => {
-    const grant = shardGet(state.grants, id);
-    if (grant === undefined) throw new Error('unreachable: listed grants exist');
+  const node = (grant: GrantRecord): GrantTreeNode => {
+    const id = grant.grantId;
     const authority = chainAuthority(state, id, at);
     const status: GrantStatus = authority.ok ? 'active' : authority.reason === 'unknown_token' ? 'revoked' : authority.reason;
     return {

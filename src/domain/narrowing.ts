@@ -13,7 +13,8 @@ const budgetFields = new Set(['calls', 'inputBytes', 'meters', 'rate']);
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+// Number.isFinite is false for every non-number (it does not convert).
+const isTime = (v: unknown): v is number => Number.isFinite(v);
 const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /**

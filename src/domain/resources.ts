@@ -44,7 +44,8 @@ export function isCanonicalScope(scope: unknown): scope is string {
 /** 'x/' covers what is strictly below x/ (and the root 'scheme:/' itself); 'x' covers only x. */
 export function scopeCovers(scope: string, resource: string): boolean {
   if (scope === resource) return true;
-  return scope.endsWith('/') && resource.length > scope.length && resource.startsWith(scope);
+  // Not equal, so a resource that starts with the scope is strictly longer: strictly below it.
+  return scope.endsWith('/') && resource.startsWith(scope);
 }
 
 /** Checks every resource a call names: canonical first, then covered by some scope. */
