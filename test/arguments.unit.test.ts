@@ -52,39 +52,40 @@ describe('argument snapshots', () => {
 });
 
 describe('tool schemas', () => {
-  const compiler = new SchemaCompiler();
+  // Built inside each test, so that per-test mutation coverage sees the compiler's options.
+  const compiler = (): SchemaCompiler => new SchemaCompiler();
 
   it('refuses properties the tool did not declare although the schema forgot additionalProperties', () => {
-    const validate = compiler.compileToolSchema({ type: 'object', properties: { path: { type: 'string' } } });
+    const validate = compiler().compileToolSchema({ type: 'object', properties: { path: { type: 'string' } } });
     expect(validate({ path: 'a' })).toBe(true);
     expect(validate({ path: 'a', extra: 1 })).toBe(false);
   });
 
   it('refuses undeclared properties of nested objects too', () => {
-    const validate = compiler.compileToolSchema({ type: 'object', properties: { opts: { type: 'object', properties: { n: { type: 'number' } } } } });
+    const validate = compiler().compileToolSchema({ type: 'object', properties: { opts: { type: 'object', properties: { n: { type: 'number' } } } } });
     expect(validate({ opts: { n: 1 } })).toBe(true);
     expect(validate({ opts: { n: 1, sneaky: true } })).toBe(false);
   });
 
   it('honours a schema that declares properties across allOf branches', () => {
-    const validate = compiler.compileToolSchema({ type: 'object', allOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } } }] });
+    const validate = compiler().compileToolSchema({ type: 'object', allOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } } }] });
     expect(validate({ a: 'x', b: 'y' })).toBe(true);
     expect(validate({ a: 'x', c: 'z' })).toBe(false);
   });
 
   it('keeps an explicit opt-in to additional properties', () => {
-    const validate = compiler.compileToolSchema({ type: 'object', properties: {}, additionalProperties: { type: 'string' } });
+    const validate = compiler().compileToolSchema({ type: 'object', properties: {}, additionalProperties: { type: 'string' } });
     expect(validate({ anything: 'x' })).toBe(true);
     expect(validate({ anything: 1 })).toBe(false);
   });
 
   it('does not coerce types', () => {
-    const validate = compiler.compileToolSchema({ type: 'object', properties: { n: { type: 'number' } } });
+    const validate = compiler().compileToolSchema({ type: 'object', properties: { n: { type: 'number' } } });
     expect(validate({ n: '1' as unknown as number })).toBe(false);
   });
 
   it('throws on a schema that does not compile', () => {
-    expect(() => compiler.compileToolSchema({ type: 'object', properties: { a: { type: 'no-such-type' } } })).toThrow();
+    expect(() => compiler().compileToolSchema({ type: 'object', properties: { a: { type: 'no-such-type' } } })).toThrow();
   });
 });
 
@@ -99,12 +100,13 @@ describe('argument snapshots across realms', () => {
 });
 
 describe('tool schemas: open objects', () => {
-  const compiler = new SchemaCompiler();
+  // Built inside each test, so that per-test mutation coverage sees the compiler's options.
+  const compiler = (): SchemaCompiler => new SchemaCompiler();
 
   // Regression (found by the AgentDojo experiment): `{ type: 'object' }` without properties means
   // any object, whether or not the field is nullable; it used to be closed to `{}` only.
   it('leaves a nested object schema without properties open', () => {
-    const validate = compiler.compileToolSchema({
+    const validate = compiler().compileToolSchema({
       type: 'object',
       properties: { attachments: { type: 'array', items: { type: 'object' } }, extra: { type: ['object', 'null'] } },
     });
@@ -113,7 +115,7 @@ describe('tool schemas: open objects', () => {
   });
 
   it('still refuses undeclared top-level properties of a tool that declares none', () => {
-    expect(compiler.compileToolSchema({ type: 'object' })({ sneaky: 1 })).toBe(false);
-    expect(compiler.compileToolSchema({ type: 'object' })({})).toBe(true);
+    expect(compiler().compileToolSchema({ type: 'object' })({ sneaky: 1 })).toBe(false);
+    expect(compiler().compileToolSchema({ type: 'object' })({})).toBe(true);
   });
 });

@@ -59,8 +59,7 @@ function clonePlainJson(value: unknown, depth: number, walk: Walk): Cloned {
         seen.add(value);
         const items: unknown[] = [];
         for (let i = 0; i < length; i++) {
-          const item: unknown = value[i];
-          const c = item === undefined ? invalid : clonePlainJson(item, depth + 1, walk);
+          const c = clonePlainJson(value[i], depth + 1, walk); // a hole or undefined is `invalid` there
           if (c === invalid) return invalid;
           items.push(c);
         }

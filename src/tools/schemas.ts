@@ -40,7 +40,9 @@ export function closeObjectSchemas(schema: JsonValue): JsonValue {
 
 /** Names that the tool schema declares at the top level, for the undeclared-property rule. */
 function declaredTopLevel(schema: JsonObject): ((key: string) => boolean) | undefined {
-  if ('additionalProperties' in schema && schema.additionalProperties !== false) return undefined; // the host opted in
+  // The host wrote its own rule. `additionalProperties: false` needs no check here either: ajv then
+  // refuses every key its sibling `properties`/`patternProperties` do not name, a subset of these.
+  if ('additionalProperties' in schema) return undefined;
   const names = new Set<string>();
   const patterns: RegExp[] = [];
   const collect = (s: JsonValue): void => {
