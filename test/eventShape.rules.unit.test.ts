@@ -31,3 +31,9 @@ describe('eventShapeProblem', () => {
     expect(eventShapeProblem(event)).toBeUndefined();
   });
 });
+
+describe('eventShapeProblem: arrays', () => {
+  it('refuses an array even when it carries a known event type', () => {
+    expect(eventShapeProblem(Object.assign([], { type: 'tool.registered' }))).toBe('(event) must be object');
+  });
+});

@@ -98,3 +98,34 @@ describe('nonCanonicalLines', () => {
     expect(nonCanonicalLines(bytes(`${canonicalJson({ seq: 1 })}\r\n`))).toEqual([]);
   });
 });
+
+describe('jsonLines: a blank first line', () => {
+  it('skips a blank first line and yields each event after it', () => {
+    expect([...jsonLines(bytes('\n{"a":1}\n{"b":2}\n'))]).toEqual([{ a: 1 }, { b: 2 }]);
+  });
+});
+
+describe('lineBoundary: past the first line', () => {
+  it('counts no line for a blank first line before the boundary', () => {
+    expect(lineBoundary(bytes('\n{"a":1}\n{"b":2}\n'), 1 / 17)).toEqual({ lines: 0, byteEnd: 1 });
+  });
+
+  it('is the whole log for a fraction above 1', () => {
+    const log = bytes('{"a":1}\n{"b":2}\n');
+    expect(lineBoundary(log, 3)).toEqual({ lines: 2, byteEnd: log.byteLength });
+  });
+});
+
+describe('nonCanonicalLines: seqs and line numbers', () => {
+  it('names the seq a line claims, even when it is not its line number', () => {
+    expect(nonCanonicalLines(bytes('{"seq":7, "type":"x"}\n'))).toEqual([{ seq: 7, index: 0 }]);
+  });
+
+  it('uses the line number for a non-canonical line whose value is null', () => {
+    expect(nonCanonicalLines(bytes(' null\n'))).toEqual([{ seq: 1, index: 0 }]);
+  });
+
+  it('does not count a whitespace-only line toward the line numbers', () => {
+    expect(nonCanonicalLines(bytes('   \n{"b":1, "a":2}\n'))).toEqual([{ seq: 1, index: 0 }]);
+  });
+});

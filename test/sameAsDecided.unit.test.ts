@@ -41,3 +41,29 @@ describe('sameAsDecided', () => {
     expect(same(admitted, event)).toBe(false);
   });
 });
+
+// The fast paths are taken only when both sides lack the fields they do not compare.
+describe('sameAsDecided: one side with a field the fast path does not compare', () => {
+  it('tells an admission with reserved meters from one without, either way', () => {
+    const metered = { ...admitted, reserved: { ...admitted.reserved, meters: { usd: 5 } } };
+    expect(same(metered, admitted)).toBe(false);
+    expect(same(admitted, metered)).toBe(false);
+  });
+
+  it('tells a keyed admission from one without a key, either way', () => {
+    const keyed = { ...admitted, idempotency: { keyDigest: 'k'.repeat(64), argsDigest: 'a'.repeat(64), expiresAt: 99 } };
+    expect(same(keyed, admitted)).toBe(false);
+    expect(same(admitted, keyed)).toBe(false);
+  });
+
+  it('tells a charged completion from an uncharged one, and an overrun flag without a charge', () => {
+    const completed = { type: 'call.completed', callId: 'c1', grantId: 'g1', tool: 't' };
+    expect(same({ ...completed, charged: { usd: 2 } }, completed)).toBe(false);
+    expect(same(completed, { ...completed, overrun: true })).toBe(false);
+  });
+
+  it('compares logged ancestors with a toJSON by what they serialize to', () => {
+    const ancestors = Object.assign(['g0'], { toJSON: () => ['g9'] });
+    expect(same({ ...admitted, ancestors: ['g0'] }, { ...admitted, ancestors })).toBe(false);
+  });
+});

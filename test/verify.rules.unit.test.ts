@@ -163,3 +163,47 @@ describe('verify: the result', () => {
     expect(verify(log).problems.map((p) => p.code)).toEqual(['sequence', 'chain', 'hash']);
   });
 });
+
+describe('verify: a log that cannot be read or checked', () => {
+  it('reports a value that is not iterable as malformed at seq 0', () => {
+    expect(verify(42 as unknown as Iterable<unknown>)).toEqual({ ok: false, checked: 0, problems: [{ seq: 0, code: 'malformed', message: 'the log is not an iterable of events' }] });
+  });
+
+  it('reports an iterator that throws as malformed at the next seq, counting the events read before it', () => {
+    const events = issuedAndAdmitted();
+    function* breaking(): Generator<unknown> {
+      yield events[0];
+      yield events[1];
+      throw new Error('disk gone');
+    }
+    expect(verify(breaking())).toEqual({ ok: false, checked: 2, problems: [{ seq: 3, code: 'malformed', message: 'the log could not be read past this point' }] });
+  });
+
+  it('reports a malformed event under its own numeric seq, not the expected one', () => {
+    const log: unknown[] = issuedAndAdmitted();
+    log[1] = { seq: 9, type: 'grant.issued' };
+    expect(verify(log).problems[0]).toMatchObject({ seq: 9, code: 'malformed' });
+  });
+
+  it('reports a malformed value that is not an object under the expected seq, whatever seq it carries', () => {
+    const log: unknown[] = issuedAndAdmitted();
+    log[1] = Object.assign(() => undefined, { seq: 9 });
+    expect(verify(log).problems[0]).toMatchObject({ seq: 2, code: 'malformed' });
+  });
+
+  it('reports a well-shaped event that cannot be hashed (a number JSON reads as Infinity) as malformed, and expects the next seq after it', () => {
+    const text = issuedAndAdmitted().map((e) => JSON.stringify(e)).join('\n').replace('"type":"object"', '"type":"object","x":1e400');
+    const result = verify(text.split('\n').map((line) => JSON.parse(line) as unknown));
+    expect(result.problems[0]).toEqual({ seq: 1, code: 'malformed', message: 'event cannot be checked: its JSON nests too deep or holds values no canonical writer produces' });
+    expect(result.problems.filter((p) => p.code === 'sequence')).toEqual([]);
+  });
+});
+
+describe('verify: a replay is a decision of its callId', () => {
+  it('reports duplicate_call for a replay reusing a settled callId', () => {
+    const key = { keyDigest: 'c'.repeat(64), argsDigest: 'b'.repeat(64), expiresAt: T0 + 50_000, keysMax: 10 };
+    const log = given(registerNotes, issueCommand(), admit({ idempotency: key }), { type: 'settle', at: T0 + 1, callId: 'c1', outcome: 'completed', refund: false }, admit({ idempotency: key, at: T0 + 2 })).events;
+    expect(log[4]?.type).toBe('call.replayed');
+    expect(verify(log).problems).toEqual([{ seq: 5, code: 'duplicate_call', message: duplicateCallMessage }]);
+  });
+});

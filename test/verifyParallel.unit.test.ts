@@ -122,3 +122,39 @@ describe('checkShapesAndHashes (the worker thread’s checks)', () => {
     expect(checkShapesAndHashes(text, text.byteLength, true)).toEqual({ malformed: true, hashMismatches: [], duplicateCalls: [] });
   });
 });
+
+describe('verifyWithWorker: edges', () => {
+  it('refuses a negative workerShare', async () => {
+    await expect(verifyWithWorker(lines(log()), { workerShare: -0.1 }, inProcess().start)).rejects.toThrow(new RangeError('workerShare must be between 0 and 1'));
+  });
+
+  it('reports the worker’s hash problem and a line that is null in its own share, as verify does', async () => {
+    const events: unknown[] = log();
+    events[1] = { ...(events[1] as LedgerEvent), at: T0 - 1 }; // content changed, hash kept
+    const text = `${lines(events as object[])}\nnull`;
+    const result = await verifyWithWorker(text, { workerShare: 0.5 }, inProcess().start);
+    expect(result).toEqual(sequentially(text));
+    expect(result.problems.map((p) => p.code)).toEqual(['hash', 'malformed']);
+  });
+});
+
+describe('checkShapesAndHashes: more', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const key = { keyDigest: 'c'.repeat(64), argsDigest: 'b'.repeat(64), expiresAt: T0 + 50_000, keysMax: 10 };
+
+  it('counts a rejection and a replay as decisions of their callId', () => {
+    const rejected = given(registerNotes, issueCommand(), admit(), admit({ grantId: undefined })).events;
+    const replayed = given(registerNotes, issueCommand(), admit({ idempotency: key }), { type: 'settle', at: T0 + 1, callId: 'c1', outcome: 'completed', refund: false }, admit({ idempotency: key, at: T0 + 2 })).events;
+    expect(rejected[3]?.type).toBe('call.rejected');
+    expect(replayed[4]?.type).toBe('call.replayed');
+    for (const [events, index] of [[rejected, 3], [replayed, 4]] as const) {
+      const text = bytes(lines(events));
+      expect(checkShapesAndHashes(text, text.byteLength, true).duplicateCalls).toEqual([index]);
+    }
+  });
+
+  it('reports a well-shaped event it cannot hash (a number JSON reads as Infinity) as malformed', () => {
+    const text = bytes(lines(log()).replace('"type":"object"', '"type":"object","x":1e400'));
+    expect(checkShapesAndHashes(text, text.byteLength, true)).toEqual({ malformed: true, hashMismatches: [], duplicateCalls: [] });
+  });
+});
