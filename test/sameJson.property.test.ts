@@ -67,3 +67,22 @@ describe('sameCanonicalJson on plain JSON', () => {
     expect(omitting).not.toHaveBeenCalled();
   });
 });
+
+describe('sameCanonicalJson on values that look alike but print differently', () => {
+  const texts = (a: object, b: object): boolean => canonicalJson(a) === canonicalJsonOmitting(b, []);
+  it.each([
+    ['two dates (a toJSON method on the prototype, no own keys)', { d: new Date(0) }, { d: new Date(1) }],
+    ['an empty object and a date', { d: {} }, { d: new Date(0) }],
+    ['a date and an empty object', { d: new Date(0) }, { d: {} }],
+    ['an array and an object with its indexes and length', { v: [1] }, { v: { 0: 1, length: 1 } }],
+    ['an object with an index key and an array', { v: { 0: 1 } }, { v: [1] }],
+    ['a key the other side only inherits', { x: 1 }, Object.assign(Object.create({ x: 1 }) as object, { y: 1 })],
+    ['arrays of different lengths sharing a prefix', { v: [1] }, { v: [1, 2] }],
+  ])('answers what the texts answer for %s', (_label, a, b) => {
+    expect(texts(a, b)).toBe(false);
+    expect(sameCanonicalJson(a, b, [])).toBe(false);
+  });
+  it('throws where building the texts throws, for equal infinities', () => {
+    expect(() => sameCanonicalJson({ n: Number.POSITIVE_INFINITY }, { n: Number.POSITIVE_INFINITY }, [])).toThrow();
+  });
+});

@@ -1,70 +1,53 @@
 import { canonicalJson, canonicalJsonOmitting } from './canonicalJson';
 
-const unusual = Symbol('unusual');
+const hasOwn = (value: object, key: string): boolean => Object.prototype.hasOwnProperty.call(value, key);
+const hasToJSON = (value: object): boolean => typeof (value as { toJSON?: unknown }).toJSON === 'function';
 
-// Structural equality that answers exactly "would their canonical JSON texts be equal?" for plain
-// JSON; anything else (toJSON, undefined slots, functions, non-finite numbers) is left to the texts.
-function same(a: unknown, b: unknown, omitted: readonly string[] | undefined): boolean {
-  const ta = typeof a;
-  if (ta === 'number' && !Number.isFinite(a as number)) throw unusual;
-  if (ta === 'string' || ta === 'number' || ta === 'boolean' || a === null) {
-    if (typeof b === 'number' && !Number.isFinite(b)) throw unusual;
-    if (b !== null && typeof b === 'object' && (b as { toJSON?: unknown }).toJSON != null) throw unusual;
-    return a === b; // finite numbers print alike exactly when they are equal (0 and -0 both print 0)
-  }
-  if (ta !== 'object' || (a as { toJSON?: unknown }).toJSON != null) throw unusual;
-  if (b === null || typeof b !== 'object') {
-    if (b !== null && typeof b !== 'string' && typeof b !== 'number' && typeof b !== 'boolean') throw unusual;
-    if (typeof b === 'number' && !Number.isFinite(b)) throw unusual;
-    return false;
-  }
-  const oa = a as object;
-  const ob = b as object;
-  if ((oa as { toJSON?: unknown }).toJSON != null || (ob as { toJSON?: unknown }).toJSON != null) throw unusual;
-  const arrayA = Array.isArray(oa);
-  if (arrayA !== Array.isArray(ob)) return false;
-  if (arrayA) {
-    const xa = oa as readonly unknown[];
-    const xb = ob as readonly unknown[];
-    if (xa.length !== xb.length) {
-      for (const x of xa) if (x === undefined) throw unusual;
-      for (const x of xb) if (x === undefined) throw unusual;
+/**
+ * Whether the canonical text of `a` and that of `b` without its `omitted` top-level keys are surely
+ * equal, told without building them. `false` means "different, or not told": anything that is not
+ * plain JSON (a non-finite number, a toJSON method, an undefined array slot, a function) is not told.
+ */
+function surelySame(a: unknown, b: unknown, omitted: readonly string[] | undefined): boolean {
+  switch (typeof a) {
+    case 'string':
+    case 'boolean':
+      return a === b;
+    case 'number':
+      return a === b && Number.isFinite(a); // 0 and -0 both print 0; a non-finite number prints nothing
+    case 'object':
+      break;
+    default:
       return false;
-    }
-    let equal = true;
-    for (let i = 0; i < xa.length; i++) {
-      if (xa[i] === undefined || xb[i] === undefined) throw unusual;
-      if (equal && !same(xa[i], xb[i], undefined)) equal = false;
-    }
-    return equal;
   }
-  const ra = oa as Record<string, unknown>;
-  const rb = ob as Record<string, unknown>;
+  if (a === null) return b === null;
+  if (b === null || typeof b !== 'object' || hasToJSON(a as object) || hasToJSON(b)) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!surelySame(a[i], b[i], undefined)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  // Keys holding undefined print nothing. An omitted key `a` holds is counted on its side only, so
+  // the counts then differ.
   let count = 0;
   for (const key of Object.keys(ra)) {
-    if (ra[key] === undefined || omitted?.includes(key)) continue;
+    const value = ra[key];
+    if (value === undefined) continue;
+    if (!hasOwn(rb, key) || !surelySame(value, rb[key], undefined)) return false;
     count++;
-    if (rb[key] === undefined || !Object.prototype.hasOwnProperty.call(rb, key)) return false;
-    if (!same(ra[key], rb[key], undefined)) return false;
   }
-  for (const key of Object.keys(rb)) if (rb[key] !== undefined && !omitted?.includes(key)) count--;
+  for (const key of Object.keys(rb)) if (rb[key] !== undefined && !(omitted !== undefined && omitted.includes(key))) count--;
   return count === 0;
 }
 
 /**
  * Whether `canonicalJson(a) === canonicalJsonOmitting(b, omitted)` (a decided payload against a
- * logged event without its envelope), answered without building either text when both are plain JSON.
+ * logged event without its envelope): for plain JSON that is equal (every event `verify` re-decides)
+ * without building either text; otherwise the texts answer, and throw where building them throws.
  */
 export function sameCanonicalJson(a: object, b: object, omitted: readonly string[]): boolean {
-  try {
-    for (const key of omitted) if ((a as Record<string, unknown>)[key] !== undefined) throw unusual;
-    if (same(a, b, omitted)) return true;
-    // A difference found early may come before a value no canonical writer prints (an infinity, a
-    // toJSON): the texts then decide, and throw where building them throws. Only on a mismatch,
-    // which in verify is a problem found.
-    throw unusual;
-  } catch (error) {
-    if (error !== unusual) throw error;
-    return canonicalJson(a) === canonicalJsonOmitting(b, omitted);
-  }
+  return surelySame(a, b, omitted) || canonicalJson(a) === canonicalJsonOmitting(b, omitted);
 }

@@ -6,13 +6,12 @@ import type { TransparencySigner } from './crypto';
 
 const pkcs8Ed25519Prefix = Buffer.from('302e020100300506032b657004220420', 'hex');
 const spkiEd25519Prefix = Buffer.from('302a300506032b6570032100', 'hex');
-const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 // Every input goes to OpenSSL: a hand-written JS SHA-256 for the tree's 33/65-byte inputs was
 // measured (docs/transparency.md, "Figures") and saved ≈ 0.7 µs per event, too little to carry
 // our own implementation of a hash function in security code.
 
 function digestLatin1(data: Uint8Array): string {
-  return oneShot !== undefined ? oneShot('sha256', data, 'binary') : crypto.createHash('sha256').update(data).digest('binary');
+  return crypto.hash('sha256', data, 'binary'); // Node >= 20.12 (package.json "engines")
 }
 
 /** Public keys seen recently, parsed once (verifying many proofs against one key is the common case). */
