@@ -19,7 +19,7 @@ const callIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'k1618', 'k18559', 'k22280'
 type Op =
   | { kind: 'issue'; grant: number; calls: number; meters?: number; rate?: { calls: number; windowMs: number } }
   | { kind: 'revoke'; grant: number }
-  | { kind: 'admit'; grant: number; call: number; bytes: number; cost?: number }
+  | { kind: 'admit'; grant: number; call: number; bytes: number; cost?: number; key?: { id: number; args: number; ttl: number } }
   | { kind: 'settle'; call: number; completed: boolean; refund: boolean; report?: number }
   | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean; meters?: number }
   | { kind: 'revokeDelegation'; by: number; grant: number }
@@ -37,7 +37,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), grant: fc.nat(3) }) },
   {
     weight: 5,
-    arbitrary: fc.record({ kind: fc.constant('admit' as const), grant: fc.nat(8), call: fc.nat(callIds.length - 1), bytes: fc.nat(40), cost: fc.nat(30) }, { requiredKeys: ['kind', 'grant', 'call', 'bytes'] }),
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('admit' as const), grant: fc.nat(8), call: fc.nat(callIds.length - 1), bytes: fc.nat(40), cost: fc.nat(30),
+        // Idempotency keys (issue 12): few keys and argument digests, so retries replay and conflict,
+        // short lives so bindings expire and are evicted, at most 2 live keys per tree.
+        key: fc.record({ id: fc.nat(4), args: fc.nat(1), ttl: fc.integer({ min: 1, max: 40 }) }),
+      },
+      { requiredKeys: ['kind', 'grant', 'call', 'bytes'] },
+    ),
   },
   {
     weight: 2,
@@ -85,6 +93,9 @@ function command(op: Op, at: number, n: number): Command {
         argumentCheck: 'ok',
         resourceCheck: n % 7 === 0 ? 'resource_not_permitted' : 'ok',
         ...(op.cost !== undefined ? { cost: { usd: op.cost } } : {}),
+        ...(op.key !== undefined
+          ? { idempotency: { keyDigest: String(op.key.id).padStart(64, 'k'), argsDigest: String(op.key.args).padStart(64, 'a'), expiresAt: at + op.key.ttl, keysMax: 2 } }
+          : {}),
       };
     case 'settle':
       return { type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund, ...(op.report !== undefined ? { report: { usd: op.report } } : {}) };
@@ -144,7 +155,7 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
   it('covers every event kind in the generated logs, delegation and fetch hops included', () => {
     const seen = new Set<string>();
     fc.assert(fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => { for (const e of logOf(ops)) seen.add(e.type); }), { numRuns: 200 });
-    expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
+    expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'call.replayed', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
   });
 
 
@@ -162,6 +173,21 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
       { numRuns: 1_000 },
     );
     expect([...seen].sort()).toEqual(['meter_budget_exhausted', 'metered admission', 'metered call.completed', 'metered call.failed', 'overrun', 'rate_limited']);
+  });
+
+  it('covers keyed admissions, replays, conflicts and the bound on live keys (issue 12)', () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => {
+        for (const e of logOf(ops)) {
+          if (e.type === 'call.admitted' && e.idempotency !== undefined) seen.add('keyed admission');
+          if (e.type === 'call.replayed') seen.add('call.replayed');
+          if (e.type === 'call.rejected' && (e.reason === 'idempotency_conflict' || e.reason === 'idempotency_keys_exhausted')) seen.add(e.reason);
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+    expect([...seen].sort()).toEqual(['call.replayed', 'idempotency_conflict', 'idempotency_keys_exhausted', 'keyed admission']);
   });
 
   it('deep-equals the fold of evolve one event at a time, leaves its input untouched and returns a frozen state', () => {

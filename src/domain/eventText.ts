@@ -2,7 +2,8 @@ import { canonicalJsonWithout, quote } from './canonicalJson';
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 const isText = (v: unknown): v is string => typeof v === 'string';
-const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+// Number.isFinite and Number.isSafeInteger are false for anything that is not a number.
+const isFiniteNumber = (v: unknown): v is number => Number.isFinite(v);
 
 /** Own keys besides `hash` (which the hashed text leaves out). */
 function keyCountWithoutHash(o: object): number {
@@ -35,7 +36,7 @@ function metersText(value: unknown): string | undefined {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const n: unknown = (value as Record<string, unknown>)[key];
-    if (typeof n !== 'number' || !Number.isSafeInteger(n)) return undefined;
+    if (!Number.isSafeInteger(n)) return undefined;
     text += (i === 0 ? '' : ',') + quote(key) + ':' + String(n);
   }
   return text + '}';
@@ -71,11 +72,11 @@ function optionalAdmissionText(e: Record<string, unknown>, keys: number, reserve
   const withDeadline = hasOwn(e, 'deadline');
   const withKey = hasOwn(e, 'idempotency');
   if (keys !== 8 + Number(withAncestors) + Number(withDeadline) + Number(withKey)) return undefined;
-  const ids = withAncestors ? idsText(e.ancestors) : '';
+  const ids = withAncestors ? idsText(e.ancestors) : undefined;
   const deadline = e.deadline;
-  if (ids === undefined || (withDeadline && !isFiniteNumber(deadline))) return undefined;
-  const key = withKey ? idempotencyText(e.idempotency) : '';
-  if (key === undefined) return undefined;
+  if ((withAncestors && ids === undefined) || (withDeadline && !isFiniteNumber(deadline))) return undefined;
+  const key = withKey ? idempotencyText(e.idempotency) : undefined;
+  if (withKey && key === undefined) return undefined;
   return (
     (withAncestors ? '{"ancestors":' + ids + ',"at":' : '{"at":') + at + ',"callId":' + callId +
     (withDeadline ? ',"deadline":' + String(deadline) : '') + ',"grantId":' + grantId +
