@@ -9,7 +9,14 @@ import { checkExplanations, explanationFileProblems, renderSurvivorsPage, type E
  * compares it), and exits 1 when a survivor is unexplained, an entry is stale, or the page differs.
  */
 
-const root = path.resolve(__dirname, '..', '..', '..');
+/** The repository: the nearest directory up with a package.json (from dist/ when built, from the sources under ts-jest). */
+function repositoryRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+const root = repositoryRoot(__dirname);
 export const explainedDir = path.join(root, 'experiments', 'mutation', 'explained');
 export const survivorsPage = path.join(root, 'docs', 'mutation-survivors.md');
 const resultsFile = path.join(root, 'results', 'mutation.json');
