@@ -42,6 +42,9 @@ describe('canonicalJson: what goes to the library', () => {
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow('Circular reference detected');
     expect(() => canonicalJson([cyclic])).toThrow('Circular reference detected');
+    const loop: unknown[] = [];
+    loop.push(loop);
+    expect(() => canonicalJson(loop)).toThrow('Circular reference detected');
   });
 
   it('prints an object without some keys through the library when a member is not plain JSON', () => {

@@ -78,6 +78,9 @@ describe('sameCanonicalJson on values that look alike but print differently', ()
     ['an object with an index key and an array', { v: { 0: 1 } }, { v: [1] }],
     ['a key the other side only inherits', { x: 1 }, Object.assign(Object.create({ x: 1 }) as object, { y: 1 })],
     ['arrays of different lengths sharing a prefix', { v: [1] }, { v: [1, 2] }],
+    ['an undefined array slot and a number', { v: [undefined] }, { v: [1] }],
+    ['an undefined array slot and an object', { v: [undefined] }, { v: [{}] }],
+    ['a function member and an empty object', { v: () => 1 }, { v: {} }],
   ])('answers what the texts answer for %s', (_label, a, b) => {
     expect(texts(a, b)).toBe(false);
     expect(sameCanonicalJson(a, b, [])).toBe(false);
