@@ -30,13 +30,13 @@ function surelySame(a: unknown, b: unknown, omitted: readonly string[] | undefin
   if (Array.isArray(b)) return false;
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  // Keys holding undefined print nothing. An omitted key `a` holds is counted on its side only, so
-  // the counts then differ.
+  // Keys holding undefined print nothing. A key `a` holds that `b`'s text omits is a difference
+  // (counting would not show it: `b` may hold another key instead).
   let count = 0;
   for (const key of Object.keys(ra)) {
     const value = ra[key];
     if (value === undefined) continue;
-    if (!hasOwn(rb, key) || !surelySame(value, rb[key], undefined)) return false;
+    if ((omitted !== undefined && omitted.includes(key)) || !hasOwn(rb, key) || !surelySame(value, rb[key], undefined)) return false;
     count++;
   }
   for (const key of Object.keys(rb)) if (rb[key] !== undefined && !(omitted !== undefined && omitted.includes(key))) count--;
