@@ -4,7 +4,8 @@ import { manualClock } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
 import { reseal } from './support/sealedLog';
 import Database from 'better-sqlite3';
-import { isByGrant, keyStatus } from '../src/domain/idempotency';
+import { isByGrant, keyContainersCurrent, keyStatus } from '../src/domain/idempotency';
+import { writeSnapshot } from '../src/stores/sqlite/sqliteSnapshots';
 
 const hex = (c: string): string => c.repeat(64);
 const keyed = (keyDigest: string, argsDigest: string, expiresAt = T0 + 10_000, keysMax: number = limits.idempotencyKeysPerTreeMax) => ({ keyDigest, argsDigest, expiresAt, keysMax });
@@ -413,6 +414,31 @@ describe('idempotent retries: the ledger', () => {
         db.prepare('UPDATE snapshots SET state = ?, state_hash = ? WHERE seq = ?').run(old, sha256Hex(old), row.seq);
       }
       db.close();
+      await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('skips a SQLite snapshot whose bindings and queue entries lack keyDigest (the shape before perf14) and folds the events instead', async () => {
+    const tmp = sqliteTempDir();
+    try {
+      const path = tmp.file('flat-queue.sqlite');
+      const clock = manualClock();
+      const { token, call } = await keyedCallSnapshotted(path, clock.now);
+      // A snapshot at the head, after the keyed call, its bindings (and so the queue entries, the same
+      // objects) stripped of keyDigest, as the previous shape had them.
+      const opened = createLedger({ store: sqliteStore({ path }), clock: clock.now });
+      const state = opened.state();
+      await opened.close();
+      expect(keyContainersCurrent(state)).toBe(true);
+      const stripped = JSON.parse(JSON.stringify(state), (key, value: unknown) => (key === 'keyDigest' ? undefined : value)) as LedgerState;
+      expect(JSON.stringify(stripped)).not.toBe(JSON.stringify(state));
+      expect(keyContainersCurrent(stripped)).toBe(false);
+      const db = new Database(path);
+      expect(writeSnapshot(db, stripped, () => db.exec('BEGIN IMMEDIATE')).written).toBe(true);
+      db.close();
+      // retryReopened checks the reopened state against a replay: the stripped snapshot folded on would differ.
       await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
     } finally {
       tmp.cleanup();

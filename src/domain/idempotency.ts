@@ -1,4 +1,4 @@
-import { shardGet, type ShardedMap } from './shardedMap';
+import { shardGet, shardValues, type ShardedMap } from './shardedMap';
 import type { LedgerState } from './state';
 
 /**
@@ -32,6 +32,8 @@ export interface KeyedAdmission extends IdempotencyRequest {
  * costs one binding write (at admission) instead of two.
  */
 export interface KeyBinding {
+  /** The key digest it is bound under: the binding is also its tree's queue entry (KeyQueue). */
+  readonly keyDigest: string;
   readonly grantId: string;
   readonly callId: string;
   readonly tool: string;
@@ -72,25 +74,25 @@ export const bindingsDepth = 2;
 /** Entries per chunk of a tree's key queue. */
 export const queueChunk = 32;
 
-/** Slots per queue entry: `[keyDigest, grantId, callId, expiresAt]`. */
-export const entrySlots = 4;
-
 /**
  * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
- * each `[keyDigest, grantId, callId, expiresAt]` (which binding it made: a later binding of the same key on
- * the same grant replaces it in `idempotencyBindings`). Kept on the root's grant record (`keyQueue`),
- * which every admission in the tree rewrites anyway (its usage), so the queue costs no trie path of
- * its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk
- * being filled (`tail`), flat: an admission copies the tail and, once per chunk, the chunk list,
- * and eviction only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is
- * chunk `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
+ * each the binding that admission made (its `keyDigest`, `grantId`, `callId` and `expiresAt` say
+ * which: a later binding of the same key on the same grant replaces it in `idempotencyBindings`,
+ * and a failure records its status there on a copy, so an entry is only compared by `callId`). The
+ * entry is the binding object itself, one slot, not its four fields copied: an admission copies the
+ * tail (on average 16 slots rather than 64) and pushes one. Kept on the root's grant record
+ * (`keyQueue`), which every admission in the tree rewrites anyway (its usage), so the queue costs no
+ * trie path of its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk being
+ * filled (`tail`): an admission copies the tail and, once per chunk, the chunk list, and eviction
+ * only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is chunk
+ * `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
  * `idempotencyKeysPerTreeMax`; expired entries are evicted from the front when the tree binds a new key.
  */
 export interface KeyQueue {
   readonly first: number;
   readonly next: number;
-  readonly chunks: readonly (readonly (string | number)[])[];
-  readonly tail: readonly (string | number)[];
+  readonly chunks: readonly (readonly KeyBinding[])[];
+  readonly tail: readonly KeyBinding[];
 }
 
 /** The grant's binding of this key digest, live or not. */
@@ -113,11 +115,11 @@ export function keyStatus(state: LedgerState, binding: KeyBinding): KeyStatus {
   return shardGet(state.inFlight, binding.callId) !== undefined ? 'in_flight' : 'completed';
 }
 
-/** The entry at `position` (first ≤ position < next) of a queue, as its chunk and the offset of its first slot. */
-export function queueEntry(queue: KeyQueue, position: number): { readonly chunk: readonly (string | number)[]; readonly at: number } {
+/** The entry at `position` (first ≤ position < next) of a queue. */
+export function queueEntry(queue: KeyQueue, position: number): KeyBinding {
   const index = Math.floor(position / queueChunk) - Math.floor(queue.first / queueChunk);
-  const chunk = index < queue.chunks.length ? (queue.chunks[index] as readonly (string | number)[]) : queue.tail;
-  return { chunk, at: (position % queueChunk) * entrySlots };
+  const chunk = index < queue.chunks.length ? (queue.chunks[index] as readonly KeyBinding[]) : queue.tail;
+  return chunk[position % queueChunk] as KeyBinding;
 }
 
 /**
@@ -127,8 +129,7 @@ export function queueEntry(queue: KeyQueue, position: number): { readonly chunk:
  */
 export function canBindKey(queue: KeyQueue | undefined, at: number, keysMax: number): boolean {
   if (queue === undefined || queue.next - queue.first < keysMax) return true;
-  const oldest = queueEntry(queue, queue.first);
-  return (oldest.chunk[oldest.at + 3] as number) <= at;
+  return queueEntry(queue, queue.first).expiresAt <= at;
 }
 
 /** A failed call's status for its binding. */
@@ -136,10 +137,35 @@ export function failedStatus(event: { readonly timedOut?: true }): 'failed' | 't
   return event.timedOut === true ? 'timed_out' : 'failed';
 }
 
-export function keyBinding(grantId: string, callId: string, tool: string, argsDigest: string, expiresAt: number): KeyBinding {
-  return Object.freeze({ grantId, callId, tool, argsDigest, expiresAt });
+export function keyBinding(keyDigest: string, grantId: string, callId: string, tool: string, argsDigest: string, expiresAt: number): KeyBinding {
+  return Object.freeze({ keyDigest, grantId, callId, tool, argsDigest, expiresAt });
 }
 
 export function failedBinding(binding: KeyBinding, status: 'failed' | 'timed_out'): KeyBinding {
-  return Object.freeze({ grantId: binding.grantId, callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt, status });
+  return Object.freeze({ keyDigest: binding.keyDigest, grantId: binding.grantId, callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt, status });
+}
+
+/**
+ * Whether a snapshot's key containers have this shape: every binding names its `keyDigest`, and every
+ * queue entry is a binding (until perf14 an entry was four flat slots and a binding had no
+ * `keyDigest`). The stores skip a snapshot of an older shape and fold the events instead. Never
+ * throws: a value that is not a state of this shape is just not current.
+ */
+export function keyContainersCurrent(state: LedgerState): boolean {
+  const isBinding = (value: unknown): boolean => value !== null && typeof value === 'object' && typeof (value as Partial<KeyBinding>).keyDigest === 'string';
+  try {
+    for (const bound of shardValues(state.idempotencyBindings)) {
+      if (isByGrant(bound)) {
+        for (const binding of shardValues(bound.byGrant)) if (!isBinding(binding)) return false;
+      } else if (!isBinding(bound)) return false;
+    }
+    for (const grant of shardValues(state.grants)) {
+      const queue = grant.keyQueue;
+      if (queue === undefined) continue;
+      for (const chunk of [...queue.chunks, queue.tail]) for (const entry of chunk) if (!isBinding(entry)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,5 @@
 import type { EventOf } from './events';
-import { bindingsDepth, entrySlots, failedBinding, isByGrant, keyBinding, queueChunk, queueEntry, type DigestBindings, type KeyBinding, type KeyQueue } from './idempotency';
+import { bindingsDepth, failedBinding, isByGrant, keyBinding, queueChunk, queueEntry, type DigestBindings, type KeyBinding, type KeyQueue } from './idempotency';
 import { withKeyQueue } from './records';
 import { shardGet, shardValues, shardWith, shardWithout, type ShardedMap } from './shardedMap';
 import type { GrantRecord } from './state';
@@ -45,26 +45,26 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
   let first = queue.first;
   while (first < queue.next) {
     const entry = queueEntry(queue, first);
-    if ((entry.chunk[entry.at + 3] as number) > event.at) break;
-    maps.idempotencyBindings = withoutCall(maps.idempotencyBindings, writes, entry.chunk[entry.at] as string, entry.chunk[entry.at + 1] as string, entry.chunk[entry.at + 2] as string);
+    if (entry.expiresAt > event.at) break;
+    maps.idempotencyBindings = withoutCall(maps.idempotencyBindings, writes, entry.keyDigest, entry.grantId, entry.callId);
     first++;
   }
   // The full chunks now wholly before `first` are dropped (after the walk: a transient fold changes
   // its own chunk list in place, and the walk reads the queue as it was).
   const dropped = Math.min(Math.floor(first / queueChunk) - Math.floor(queue.first / queueChunk), queue.chunks.length);
   let chunks = queue.chunks;
-  let chunksCopy: (readonly (string | number)[])[] | undefined;
+  let chunksCopy: (readonly KeyBinding[])[] | undefined;
   if (dropped > 0) {
     chunksCopy = writes.writable(chunks);
     chunksCopy.splice(0, dropped);
   }
   const digest = request.keyDigest;
-  const binding = keyBinding(event.grantId, event.callId, event.tool, request.argsDigest, request.expiresAt);
+  const binding = keyBinding(digest, event.grantId, event.callId, event.tool, request.argsDigest, request.expiresAt);
   maps.idempotencyBindings = writes.put(maps.idempotencyBindings, digest, withBinding(shardGet(maps.idempotencyBindings, digest, bindingsDepth), binding), bindingsDepth);
   const tail = writes.writable(queue.tail);
-  tail.push(digest, event.grantId, event.callId, request.expiresAt);
-  let nextTail: readonly (string | number)[];
-  if (tail.length === queueChunk * entrySlots) {
+  tail.push(binding);
+  let nextTail: readonly KeyBinding[];
+  if (tail.length === queueChunk) {
     chunksCopy ??= writes.writable(chunks);
     chunksCopy.push(writes.done(tail));
     nextTail = writes.done(writes.fresh());

@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../domain/chain';
+import { keyContainersCurrent } from '../../domain/idempotency';
 import type { LedgerState } from '../../domain/state';
 import { snapshotGap, snapshotsKeptMax } from '../shared/snapshotPolicy';
 import { freezeDeep } from '../shared/eventRows';
@@ -30,9 +31,9 @@ export async function readLatestSnapshot(client: HeldClient, tables: PostgresTab
     }
     if (state?.head?.seq !== Number(row.seq) || state.head.hash !== row.head_hash) continue;
     // A snapshot written before idempotency keys existed, or before their containers took this shape
-    // (`idempotencyBindings`, each tree's queue on its root's record), lacks them: skipped, the events
-    // are folded instead.
-    if (!Array.isArray(state.idempotencyBindings)) continue;
+    // (`idempotencyBindings`, each tree's queue on its root's record, its entries the bindings), lacks
+    // them: skipped, the events are folded instead.
+    if (!Array.isArray(state.idempotencyBindings) || !keyContainersCurrent(state)) continue;
     return freezeDeep(state);
   }
   return undefined;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sha256Hex } from '../../domain/chain';
+import { keyContainersCurrent } from '../../domain/idempotency';
 import type { LedgerState } from '../../domain/state';
 import { freezeDeep } from '../shared/eventRows';
 import { snapshotsKeptMax } from '../shared/snapshotPolicy';
@@ -50,9 +51,9 @@ function isStateShaped(value: unknown): value is LedgerState {
     s.tools !== null && typeof s.tools === 'object' && !Array.isArray(s.tools) &&
     Array.isArray(s.grants) && Array.isArray(s.tokens) && Array.isArray(s.inFlight) &&
     // Snapshots written before idempotency keys existed, or before their containers took this shape
-    // (`idempotencyBindings`, each tree's queue on its root's record), lack these: skipped, the events
-    // are folded instead.
-    Array.isArray(s.idempotencyBindings)
+    // (`idempotencyBindings`, each tree's queue on its root's record, its entries the bindings), lack
+    // these: skipped, the events are folded instead.
+    Array.isArray(s.idempotencyBindings) && keyContainersCurrent(value as LedgerState)
   );
 }
 
