@@ -9,7 +9,7 @@ import { inputSchema, policy, request } from './policy';
 import { RawBatcher, type RawRow } from './postgresRaw';
 
 export type Phase =
-  | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol; readonly optimistic: boolean; readonly asyncCommit: boolean; readonly flushWithCommit: boolean }
+  | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol; readonly optimistic: boolean; readonly asyncCommit: boolean; readonly flushWithCommit: boolean; readonly prefetch: boolean }
   | { readonly kind: 'raw'; readonly url: string; readonly table: string; readonly rows: readonly RawRow[]; readonly callers: number };
 
 export interface Go {
@@ -52,7 +52,7 @@ async function runCallers(callers: number, end: number, call: (i: number) => Pro
 }
 
 async function ours(phase: Extract<Phase, { kind: 'ours' }>): Promise<PhaseReport> {
-  const store = createPostgresStore({ connectionString: phase.url, schema: phase.schema, poolSizeMax: 2 }, { protocol: phase.protocol, optimistic: phase.optimistic, asyncCommit: phase.asyncCommit, flushWithCommit: phase.flushWithCommit });
+  const store = createPostgresStore({ connectionString: phase.url, schema: phase.schema, poolSizeMax: 2 }, { protocol: phase.protocol, optimistic: phase.optimistic, asyncCommit: phase.asyncCommit, flushWithCommit: phase.flushWithCommit, prefetch: phase.prefetch });
   const ledger: Ledger = await openLedger({ store });
   await ledger.registerTool({ name: policy.tool, inputSchema, resources: (a: { path: string }) => [`fs:/${a.path}`], run: async () => undefined });
   process.send?.({ ready: true });

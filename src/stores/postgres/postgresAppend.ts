@@ -1,6 +1,6 @@
 import type { LedgerEvent } from '../../domain/events';
 import { LedgerError } from '../../errors';
-import { rowOf } from '../shared/eventRows';
+import { rowOf, type EventRow } from '../shared/eventRows';
 import { stringLiteral } from './postgresSql';
 
 /** The batch's columns as arrays: one INSERT … SELECT FROM unnest(…) appends the whole batch. */
@@ -24,7 +24,12 @@ export function insertBatchQuery(eventsTable: string, events: readonly LedgerEve
  * numbers are safe integers (the event shapes guarantee it; anything else is refused here).
  */
 export function insertBatchStatement(eventsTable: string, events: readonly LedgerEvent[]): string {
-  return `INSERT INTO ${eventsTable} (${columnList}) VALUES ${tuplesOf(events)}`;
+  return insertRowsStatement(eventsTable, events.map(rowOf));
+}
+
+/** The same, from the batch's rows (when the caller needs them too). */
+export function insertRowsStatement(eventsTable: string, rows: readonly EventRow[]): string {
+  return `INSERT INTO ${eventsTable} (${columnList}) VALUES ${tuplesOf(rows)}`;
 }
 
 /**
@@ -37,17 +42,16 @@ export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number
   const headHeld = afterHash === undefined ? '' : ` AND EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq = ${int(afterSeq)} AND hash = ${stringLiteral(afterHash)})`;
   return (
     `INSERT INTO ${eventsTable} (${columnList}) SELECT seq::bigint, type::text, at::bigint, grant_id::text, tool::text, call_id::text, reason::text, ` +
-    `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(events)}) AS batch (${columnList}) ` +
+    `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(events.map(rowOf))}) AS batch (${columnList}) ` +
     `WHERE NOT EXISTS (SELECT 1 FROM ${eventsTable} WHERE seq > ${int(afterSeq)})${headHeld}`
   );
 }
 
 const columnList = 'seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body';
 
-function tuplesOf(events: readonly LedgerEvent[]): string {
-  return events
-    .map((event) => {
-      const r = rowOf(event);
+function tuplesOf(rows: readonly EventRow[]): string {
+  return rows
+    .map((r) => {
       return `(${int(r.seq)}, ${stringLiteral(r.type)}, ${int(r.at)}, ${text(r.grant_id)}, ${text(r.tool)}, ${text(r.call_id)}, ${text(r.reason)}, ${r.input_bytes === null ? 'NULL' : int(r.input_bytes)}, ${stringLiteral(r.hash)}, ${stringLiteral(r.prev_hash)}, ${stringLiteral(r.body)})`;
     })
     .join(', ');

@@ -1,7 +1,8 @@
 import type { LedgerEvent } from '../../domain/events';
-import { eventOfBody } from '../shared/eventRows';
+import { eventOfBody, rowOf } from '../shared/eventRows';
 import { LedgerError } from '../../errors';
 import { insertBatchStatement, insertBatchIfHeadStatement } from './postgresAppend';
+import { notifyingInsert, notifyStatement, type ForeignPrefetch } from './postgresPrefetch';
 import type { HeldClient } from './postgresPool';
 import { intLiteral } from './postgresSql';
 
@@ -40,11 +41,17 @@ function beginAndLock(tables: PostgresTables, protocol: LockProtocol, remainingM
 const statementsToLock = 5;
 
 function readAfterStatement(tables: PostgresTables, afterSeq: number): string {
-  return `SELECT body FROM ${tables.events} WHERE seq > ${intLiteral(afterSeq)} ORDER BY seq`;
+  return `SELECT seq, body FROM ${tables.events} WHERE seq > ${intLiteral(afterSeq)} ORDER BY seq`;
 }
 
-function bodiesOf(result: { rows?: unknown[] } | undefined): LedgerEvent[] {
-  return ((result?.rows ?? []) as { body: string }[]).map((row) => eventOfBody(row.body));
+/** The rows' events: the prefetched one where its body is the row's exactly, else the row's body parsed. */
+export function eventsOfRows(rows: readonly { seq: string; body: string }[], prefetch: ForeignPrefetch | undefined): LedgerEvent[] {
+  if (prefetch === undefined) return rows.map((row) => eventOfBody(row.body));
+  return rows.map((row) => prefetch.take(Number(row.seq), row.body) ?? eventOfBody(row.body));
+}
+
+function bodiesOf(result: { rows?: unknown[] } | undefined, prefetch: ForeignPrefetch | undefined): LedgerEvent[] {
+  return eventsOfRows((result?.rows ?? []) as { seq: string; body: string }[], prefetch);
 }
 
 /**
@@ -72,9 +79,16 @@ export interface LockedRead {
  * snapshot, so the read that follows the lock sees every transaction that held the lock before (they
  * have committed). The lock stays held: the caller decides, then calls `appendAndCommit`.
  */
-export async function beginLocked(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, afterSeq: number, remainingMs: number): Promise<LockedRead> {
+export async function beginLocked(
+  client: HeldClient,
+  tables: PostgresTables,
+  protocol: LockProtocol,
+  afterSeq: number,
+  remainingMs: number,
+  prefetch?: ForeignPrefetch,
+): Promise<LockedRead> {
   const results = await client.queries(`${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}`);
-  return { headHash: hashOf(results[statementsToLock]), foreign: bodiesOf(results[statementsToLock + 1]) };
+  return { headHash: hashOf(results[statementsToLock]), foreign: bodiesOf(results[statementsToLock + 1], prefetch) };
 }
 
 /**
@@ -105,17 +119,21 @@ export async function appendIfHead(
   events: readonly LedgerEvent[],
   remainingMs: number,
   asyncCommit = true,
+  prefetch?: ForeignPrefetch,
 ): Promise<IfHeadOutcome> {
   const first = events[0] as LedgerEvent;
   const last = events[events.length - 1] as LedgerEvent;
   const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id AND seq = ${intLiteral(afterSeq)}; ` : '';
+  // After the results read below (head, read, insert), so their positions do not move.
+  const notifyText = prefetch === undefined ? '' : notifyStatement(tables.events, events.map(rowOf), prefetch);
+  const notify = notifyText === '' ? '' : `${notifyText}; `;
   const results = await client.queries(
     `${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}; ` +
-      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}${commitStatement(asyncCommit, asyncCommit)}`,
+      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}${notify}${commitStatement(asyncCommit, asyncCommit)}`,
   );
   // The results: BEGIN, three SET LOCALs and the lock, then the head, the read and the insert.
   const headHash = hashOf(results[statementsToLock]);
-  const foreign = bodiesOf(results[statementsToLock + 1]);
+  const foreign = bodiesOf(results[statementsToLock + 1], prefetch);
   const inserted = results[statementsToLock + 2]?.rowCount ?? 0;
   const headHeld = afterSeq === 0 || headHash === first.prevHash;
   if (headHeld && foreign.length === 0 && inserted === events.length) return { committed: true };
@@ -134,7 +152,15 @@ export async function appendIfHead(
  * are most of a client's CPU. Without `flush` the caller must `flushWal` before it acknowledges or
  * folds anything; without `asyncCommit` the lock is held until the WAL is flushed.
  */
-export async function appendAndCommit(client: HeldClient, tables: PostgresTables, protocol: LockProtocol, events: readonly LedgerEvent[], asyncCommit: boolean, flush = false): Promise<void> {
+export async function appendAndCommit(
+  client: HeldClient,
+  tables: PostgresTables,
+  protocol: LockProtocol,
+  events: readonly LedgerEvent[],
+  asyncCommit: boolean,
+  flush = false,
+  notify?: ForeignPrefetch,
+): Promise<void> {
   const commit = commitStatement(asyncCommit, flush);
   if (events.length === 0) {
     await client.queries(commit);
@@ -142,7 +168,8 @@ export async function appendAndCommit(client: HeldClient, tables: PostgresTables
   }
   const last = events[events.length - 1] as LedgerEvent;
   const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id; ` : '';
-  await client.queries(`${insertBatchStatement(tables.events, events)}; ${head}${commit}`);
+  const insert = notify === undefined ? insertBatchStatement(tables.events, events) : notifyingInsert(tables.events, events, notify);
+  await client.queries(`${insert}; ${head}${commit}`);
 }
 
 /**

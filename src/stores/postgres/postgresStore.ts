@@ -3,12 +3,12 @@ import type { LedgerEvent } from '../../domain/events';
 import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
 import type { AsyncEventStore } from '../eventStore';
-import { eventOfBody } from '../shared/eventRows';
 import { checkContinues } from './postgresAppend';
 import { isRetryable, postgresFailure } from './postgresErrors';
-import { appendAndCommit, appendIfHead, beginLocked, flushWal, type LockProtocol, type PostgresTables } from './postgresLocking';
+import { appendAndCommit, appendIfHead, beginLocked, eventsOfRows, flushWal, type LockProtocol, type PostgresTables } from './postgresLocking';
 import { migratePostgres, postgresMigrations } from './postgresMigrations';
 import { PostgresPool, type HeldClient } from './postgresPool';
+import { ForeignPrefetch } from './postgresPrefetch';
 import { PostgresSettlementJournal } from './postgresSettlements';
 import { readLatestSnapshot, SnapshotWriter } from './postgresSnapshots';
 import { quoteIdent, schemaNamePattern } from './postgresSql';
@@ -76,6 +76,11 @@ export interface PostgresInternals {
    * experiments/bench). The one-round-trip shape always sends it in the COMMIT's message.
    */
   readonly flushWithCommit?: boolean;
+  /**
+   * Whether other writers' events are received by NOTIFY and parsed and hash-checked before the lock
+   * (`ForeignPrefetch`; default true; false measures reading and checking them all under the lock).
+   */
+  readonly prefetch?: boolean;
 }
 
 export class PostgresStore implements PostgresEventStore {
@@ -91,6 +96,8 @@ export class PostgresStore implements PostgresEventStore {
   private readonly optimisticAllowed: boolean;
   private readonly asyncCommit: boolean;
   private readonly flushWithCommit: boolean;
+  /** Other writers' events, parsed and hash-checked before they are needed under the lock (internal; tests observe it). */
+  readonly prefetch: ForeignPrefetch | undefined;
   /**
    * Whether the next batch is first tried in one round trip, decided against this ledger's own view:
    * yes while the last write transaction found no events from other writers (the head was where this
@@ -112,6 +119,7 @@ export class PostgresStore implements PostgresEventStore {
     this.optimisticAllowed = internals.optimistic ?? true;
     this.asyncCommit = internals.asyncCommit ?? true;
     this.flushWithCommit = internals.flushWithCommit ?? true;
+    this.prefetch = settings.readonly || internals.prefetch === false ? undefined : new ForeignPrefetch({ ...pool.pool.options, connectionTimeoutMillis: Math.min(settings.timeoutMs, 10_000) }, settings.schema);
     this.settlements = settings.settlementsDir === undefined || settings.readonly ? undefined : new PostgresSettlementJournal(settings.settlementsDir, settings.schema);
     const s = quoteIdent(settings.schema);
     this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
@@ -124,6 +132,7 @@ export class PostgresStore implements PostgresEventStore {
       await migratePostgres(client, this.schema, postgresMigrations(this.settings.migrationsDir), this.settings.readonly);
     });
     await this.snapshots.load();
+    this.prefetch?.start();
   }
 
   async latestSnapshot(): Promise<LedgerState | undefined> {
@@ -147,7 +156,7 @@ export class PostgresStore implements PostgresEventStore {
       });
       const headHash = rows[0] !== undefined && Number(rows[0].seq) === from ? rows[0].body : undefined;
       if (from > 0 && fromHash !== undefined) checkHead(from, fromHash, headHash);
-      const page = (headHash === undefined ? rows : rows.slice(1)).map((row) => eventOfBody(row.body));
+      const page = eventsOfRows(headHash === undefined ? rows : rows.slice(1), this.prefetch);
       for (const event of page) events.push(event);
       if (from === 0) this.settlements?.seen(page);
       if (page.length < readPageRows) break;
@@ -169,6 +178,9 @@ export class PostgresStore implements PostgresEventStore {
     /** Events after `afterSeq` a one-round-trip attempt found (the head had moved), read again by nobody. */
     let known: readonly LedgerEvent[] = [];
     let optimistic = this.optimisticAllowed && this.headLikelyOurs;
+    // What this ledger folded is never needed again; a listener that failed connects again (in the background).
+    this.prefetch?.forget(afterSeq);
+    this.prefetch?.start();
     for (let attempt = 0; ; attempt++) {
       let client: HeldClient | undefined;
       let sent: LedgerEvent | undefined;
@@ -184,7 +196,7 @@ export class PostgresStore implements PostgresEventStore {
             sent = events[0];
             // Committed without waiting for the disk, then flushed outside the lock in the same
             // message: durable once it returns. An error leaves `sent` uncertain: the retry looks for it.
-            const outcome = await appendIfHead(client, this.tables, this.protocol, afterSeq, events, deadline - performance.now(), this.asyncCommit);
+            const outcome = await appendIfHead(client, this.tables, this.protocol, afterSeq, events, deadline - performance.now(), this.asyncCommit, this.prefetch);
             if (outcome.committed) return this.committed(afterSeq, events);
             sent = undefined;
             if (afterSeq > 0) checkHead(afterSeq, prevHash, outcome.headHash);
@@ -194,7 +206,7 @@ export class PostgresStore implements PostgresEventStore {
         }
         const knownLast = known[known.length - 1];
         const readFrom = knownLast?.seq ?? afterSeq;
-        const read = await beginLocked(client, this.tables, this.protocol, readFrom, deadline - performance.now());
+        const read = await beginLocked(client, this.tables, this.protocol, readFrom, deadline - performance.now(), this.prefetch);
         const readFromHash = knownLast?.hash ?? afterHash;
         if (readFrom > 0 && readFromHash !== undefined) checkHead(readFrom, readFromHash, read.headHash);
         const foreign = known.length === 0 ? read.foreign : [...known, ...read.foreign];
@@ -215,7 +227,7 @@ export class PostgresStore implements PostgresEventStore {
         // the batch (and the foreign events it was decided on) durable before anything is
         // acknowledged or folded. An error there leaves `sent` uncertain: the retry looks for it.
         const flush = this.asyncCommit && (events.length > 0 || foreign.length > 0);
-        await appendAndCommit(client, this.tables, this.protocol, events, this.asyncCommit, flush && this.flushWithCommit);
+        await appendAndCommit(client, this.tables, this.protocol, events, this.asyncCommit, flush && this.flushWithCommit, this.prefetch);
         if (flush && !this.flushWithCommit) await flushWal(client);
         return this.committed(afterSeq, foreign.length > 0 ? foreign : events);
       } catch (error) {
@@ -242,6 +254,7 @@ export class PostgresStore implements PostgresEventStore {
     if (this.closed) return;
     this.closed = true;
     await this.snapshots.idle();
+    await this.prefetch?.close();
     await this.pool.end();
   }
 

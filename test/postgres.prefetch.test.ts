@@ -1,0 +1,106 @@
+import { canonicalJson } from '../src/domain/canonicalJson';
+import { sealEvent } from '../src/domain/chain';
+import { openLedger, verify, type Ledger, type LedgerEvent } from '../src';
+import { isHashChecked } from '../src/stream/hashChecked';
+import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/postgresStore';
+import { echoTool, hour } from './support/pgLedger';
+import { adminPool, describePg, freshSchema, url } from './support/pgTest';
+
+/** A store whose ledger never catches up on a timer: what it folds comes from its own transactions only. */
+function quietStore(schema: string): PostgresStore {
+  const store = createPostgresStore({ connectionString: url(), schema });
+  Object.defineProperty(store, 'catchUpIntervalMs', { value: 2 ** 31 - 1 });
+  return store;
+}
+
+/** Resolves once `store`'s listener has taken in `count` more notifications from other writers. */
+function notifications(store: PostgresStore, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let left = count;
+    (store.prefetch as NonNullable<PostgresStore['prefetch']>).observer = () => {
+      if (--left === 0) resolve();
+    };
+  });
+}
+
+describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
+  const admin = adminPool();
+  const open: Ledger[] = [];
+  afterAll(async () => {
+    await Promise.all(open.map((l) => l.close()));
+    await admin.end();
+  });
+
+  async function twoHosts(): Promise<{ schema: string; a: Ledger; b: Ledger; bStore: PostgresStore; token: string }> {
+    const schema = freshSchema('prefetch');
+    const a = await openLedger({ store: quietStore(schema) });
+    await a.registerTool(echoTool);
+    const { token } = await a.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 10, inputBytes: 10_000 } });
+    const bStore = quietStore(schema);
+    const b = await openLedger({ store: bStore });
+    await b.registerTool(echoTool);
+    open.push(a, b);
+    expect(await bStore.prefetch?.whenListening()).toBe(true);
+    return { schema, a, b, bStore, token };
+  }
+
+  async function logOf(schema: string): Promise<readonly LedgerEvent[]> {
+    const fresh = await openLedger({ store: createPostgresStore({ connectionString: url(), schema }) });
+    const events = fresh.events();
+    await fresh.close();
+    return events;
+  }
+
+  it('folds another host\'s events, hash-checked on arrival, only in its next transaction', async () => {
+    const { schema, a, b, bStore, token } = await twoHosts();
+    const seen = b.events().length;
+    // A's call is two transactions (admission, settlement), each notifying at its commit.
+    const arrived = notifications(bStore, 2);
+    expect(await a.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
+    await arrived;
+    // Received, not folded: nothing of it is in B's state or events until B's lock holds.
+    expect(b.events()).toHaveLength(seen);
+    expect(bStore.prefetch?.size).toBe(2);
+
+    expect(await b.invoke(token, 'echo', { text: 'b' })).toMatchObject({ status: 'completed' });
+    const folded = b.events().slice(seen, seen + 2);
+    expect(folded.map((e) => e.type)).toEqual(['call.admitted', 'call.completed']);
+    expect(folded.every(isHashChecked)).toBe(true);
+    expect(b.events()).toEqual(await logOf(schema));
+    expect(verify(b.events())).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('uses no notified event whose body is not the stored row\'s: a forged notification costs only the parse', async () => {
+    const { schema, a, b, bStore, token } = await twoHosts();
+    const seen = b.events().length;
+    const arrived = notifications(bStore, 2);
+    expect(await a.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
+    await arrived;
+    // Any role may NOTIFY: a well-formed, correctly hashed event at the same seq, that is not the log's.
+    const real = a.events()[seen] as LedgerEvent;
+    const { seq, at, prevHash, hash: _hash, ...payload } = real as LedgerEvent & { callId: string };
+    const forged = sealEvent({ ...payload, callId: 'forged' } as never, at, { seq: seq - 1, hash: prevHash });
+    const forgedArrived = notifications(bStore, 1);
+    await admin.query('SELECT pg_notify($1, $2)', [bStore.prefetch?.channel, `forger\n${canonicalJson(forged)}`]);
+    await forgedArrived;
+
+    expect(await b.invoke(token, 'echo', { text: 'b' })).toMatchObject({ status: 'completed' });
+    const log = await logOf(schema);
+    expect(b.events()).toEqual(log);
+    expect(b.events().some((e) => (e as { callId?: string }).callId === 'forged')).toBe(false);
+    // The forged event displaced the real one in the prefetch, so the real one was parsed from its row.
+    expect(isHashChecked(b.events()[seen] as LedgerEvent)).toBe(false);
+    expect(isHashChecked(b.events()[seen + 1] as LedgerEvent)).toBe(true);
+  });
+
+  it('goes on when its listening session is lost (what it would have prefetched is parsed under the lock)', async () => {
+    const { schema, a, b, bStore, token } = await twoHosts();
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`, [`LISTEN "${bStore.prefetch?.channel}"`]);
+    expect(await a.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
+    expect(await b.invoke(token, 'echo', { text: 'b' })).toMatchObject({ status: 'completed' });
+    expect(await a.invoke(token, 'echo', { text: 'a2' })).toMatchObject({ status: 'completed' });
+    expect(await b.invoke(token, 'echo', { text: 'b2' })).toMatchObject({ status: 'completed' });
+    expect(b.events()).toEqual(await logOf(schema));
+    expect(verify(b.events())).toMatchObject({ ok: true, problems: [] });
+  });
+});
