@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { canonicalJson } from '../src/domain/canonicalJson';
 import { sealEvent } from '../src/domain/chain';
 import { openLedger, verify, type Ledger, type LedgerEvent } from '../src';
@@ -8,7 +10,7 @@ import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 
 /** A store whose ledger never catches up on a timer: what it folds comes from its own transactions only. */
 function quietStore(schema: string): PostgresStore {
-  const store = createPostgresStore({ connectionString: url(), schema });
+  const store = createPostgresStore({ connectionString: url(), schema }, { prefetch: true });
   Object.defineProperty(store, 'catchUpIntervalMs', { value: 2 ** 31 - 1 });
   return store;
 }
@@ -91,6 +93,25 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
     // The forged event displaced the real one in the prefetch, so the real one was parsed from its row.
     expect(isHashChecked(b.events()[seen] as LedgerEvent)).toBe(false);
     expect(isHashChecked(b.events()[seen + 1] as LedgerEvent)).toBe(true);
+  });
+
+  it('does not keep an idle host process alive (its listening session, like the pool, lets it exit)', () => {
+    // Built code (as the Jepsen fixtures use): a host that opens a ledger and never closes it.
+    const script =
+      "const store = require('./dist/src/stores/postgres/postgresStore').createPostgresStore({ connectionString: process.env.PG_URL, schema: process.env.PG_SCHEMA }, { prefetch: true }); " +
+      // A timer holds the process until the session listens; after that nothing should.
+      "const hold = setInterval(() => undefined, 1000); " +
+      "require('./dist/src').openLedger({ store }).then(() => store.prefetch.whenListening()).then((listening) => { console.log(listening ? 'listening' : 'not listening'); clearInterval(hold); })";
+    const child = spawnSync(process.execPath, ['-e', script], {
+      cwd: path.join(__dirname, '..'),
+      env: { ...process.env, PG_URL: url(), PG_SCHEMA: freshSchema('exit') },
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    expect(child.stdout).toContain('listening');
+    expect(child.stdout).not.toContain('not listening');
+    expect(child.signal).toBeNull();
+    expect(child.status).toBe(0);
   });
 
   it('goes on when its listening session is lost (what it would have prefetched is parsed under the lock)', async () => {

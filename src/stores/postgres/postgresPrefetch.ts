@@ -80,6 +80,8 @@ export class ForeignPrefetch {
     this.attempt = (async () => {
       try {
         await client.connect();
+        // Like the pool (allowExitOnIdle), this session must not keep an idle host process alive.
+        (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
         if (this.closed) {
           await client.end();
           return false;

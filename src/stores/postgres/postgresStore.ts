@@ -78,7 +78,8 @@ export interface PostgresInternals {
   readonly flushWithCommit?: boolean;
   /**
    * Whether other writers' events are received by NOTIFY and parsed and hash-checked before the lock
-   * (`ForeignPrefetch`; default true; false measures reading and checking them all under the lock).
+   * (`ForeignPrefetch`). Default false: on the benchmark's 2 cores it halved the client's part of the
+   * lock's hold at 16 processes but cost more client CPU than it saved (docs/postgres.md, Figures).
    */
   readonly prefetch?: boolean;
 }
@@ -119,7 +120,7 @@ export class PostgresStore implements PostgresEventStore {
     this.optimisticAllowed = internals.optimistic ?? true;
     this.asyncCommit = internals.asyncCommit ?? true;
     this.flushWithCommit = internals.flushWithCommit ?? true;
-    this.prefetch = settings.readonly || internals.prefetch === false ? undefined : new ForeignPrefetch({ ...pool.pool.options, connectionTimeoutMillis: Math.min(settings.timeoutMs, 10_000) }, settings.schema);
+    this.prefetch = settings.readonly || internals.prefetch !== true ? undefined : new ForeignPrefetch({ ...pool.pool.options, connectionTimeoutMillis: Math.min(settings.timeoutMs, 10_000) }, settings.schema);
     this.settlements = settings.settlementsDir === undefined || settings.readonly ? undefined : new PostgresSettlementJournal(settings.settlementsDir, settings.schema);
     const s = quoteIdent(settings.schema);
     this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
