@@ -158,7 +158,9 @@ function merge(into: Results, from: Pick<Results, 'runs' | 'files' | 'survivors'
   const files = [...into.files.filter((f) => !replaced.has(f.file)), ...from.files].sort((a, b) => a.file.localeCompare(b.file));
   const survivors = [...into.survivors.filter((s) => !replaced.has(s.file)), ...from.survivors].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
   const runs = [...into.runs, ...from.runs.filter((r) => !into.runs.some((known) => known.startedAt === r.startedAt && known.commit === r.commit))];
-  return build(runs, files, survivors);
+  // Only the runs some file's entry still comes from (its commit, its file mutated): a re-measured
+  // file's older runs go, so `runs` says exactly how the results were made.
+  return build(runs.filter((r) => files.some((f) => f.commit === r.commit && r.mutate.includes(f.file))), files, survivors);
 }
 
 const readResults = (file: string): Results => JSON.parse(readFileSync(file, 'utf8')) as Results;
