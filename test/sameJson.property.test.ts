@@ -81,6 +81,8 @@ describe('sameCanonicalJson on values that look alike but print differently', ()
     ['an undefined array slot and a number', { v: [undefined] }, { v: [1] }],
     ['an undefined array slot and an object', { v: [undefined] }, { v: [{}] }],
     ['a function member and an empty object', { v: () => 1 }, { v: {} }],
+    ['null and a number', { v: null }, { v: 0 }],
+    ['null and an empty object', { v: null }, { v: {} }],
   ])('answers what the texts answer for %s', (_label, a, b) => {
     expect(texts(a, b)).toBe(false);
     expect(sameCanonicalJson(a, b, [])).toBe(false);
