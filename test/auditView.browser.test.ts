@@ -64,6 +64,8 @@ describe('atc serve in a browser', () => {
   });
 
   it('shows every decision of the log and verifies the chain through its head, computed in the page', async () => {
+    // The badge can turn ok before the table is drawn: wait for the fifth row, then count them all.
+    await page.locator('#decisions .row:not([hidden])').nth(4).waitFor({ timeout: waitMs });
     expect(await rowCount(page)).toBe(5);
     expect(await integrity(page, 'verified-through')).toBe('13');
     await expect(page.locator('#integrity').textContent()).resolves.toMatch(/verified through seq 13/);
