@@ -37,6 +37,16 @@ describe('mutation survivor explanations', () => {
     expect(checkExplanations([survivor(3)], [file]).problems).toEqual(['src/domain/x.ts:3:5: ConditionalExpression → false is explained twice']);
   });
 
+  it('tells apart two survivors sharing line, column, mutator and replacement by the code they replaced', () => {
+    const a = { ...survivor(3), original: 'a && b' };
+    const b = { ...survivor(3), original: 'a' };
+    const file: ExplanationFile = { file: 'src/domain/x.ts', survivors: [{ ...entry(3, 'for a'), original: 'a' }, { ...entry(3, 'for a && b'), original: 'a && b' }] };
+    const check = checkExplanations([a, b], [file]);
+    expect(check.explained.map((e) => e.why)).toEqual(['for a && b', 'for a']);
+    expect(check.stale).toEqual([]);
+    expect(checkExplanations([a, b], [{ file: 'src/domain/x.ts', survivors: [{ ...entry(3, 'for a'), original: 'a' }] }]).missing).toEqual([a]);
+  });
+
   it('refuses malformed files, naming the field', () => {
     expect(explanationFileProblems([], 'f.json')).toEqual(['f.json: not an object']);
     expect(explanationFileProblems({ file: 'lib/x.ts', survivors: [] }, 'f.json')).toEqual(['f.json: "file" must name a file under src/']);
@@ -49,6 +59,7 @@ describe('mutation survivor explanations', () => {
     expect(explanationFileProblems({ file: 'src/x.ts', survivors: [{ ...entry(1, 'w'), line: 1.5 }] }, 'f.json')).toEqual(['f.json: survivors[0]: line and column must be integers']);
     expect(explanationFileProblems({ file: 'src/x.ts', reasons: { a: 3 }, survivors: [] }, 'f.json')).toEqual(['f.json: "reasons" must map names to sentences']);
     expect(explanationFileProblems({ file: 'src/x.ts', reasons: { a: 'A.' }, survivors: [entry(1, '#a')] }, 'f.json')).toEqual([]);
+    expect(explanationFileProblems({ file: 'src/x.ts', survivors: [{ ...entry(1, 'w'), original: 1 }] }, 'f.json')).toEqual(['f.json: survivors[0]: original must be a string']);
   });
 
   it('renders a table per file, escaping pipes and counting each kind', () => {

@@ -13,6 +13,8 @@ export interface Explanation {
   readonly column: number;
   readonly mutator: string;
   readonly replacement: string;
+  /** The code the mutant replaced, when two survivors share line, column, mutator and replacement. */
+  readonly original?: string;
   readonly kind: ExplanationKind;
   /** A sentence, or `#name` of an entry in the file's `reasons`. */
   readonly why: string;
@@ -60,6 +62,7 @@ export function explanationFileProblems(value: unknown, where: string): string[]
     const e = entry as Record<string, unknown>;
     if (!Number.isSafeInteger(e.line) || !Number.isSafeInteger(e.column)) problems.push(`${at}: line and column must be integers`);
     if (typeof e.mutator !== 'string' || typeof e.replacement !== 'string') problems.push(`${at}: mutator and replacement must be strings`);
+    if (e.original !== undefined && typeof e.original !== 'string') problems.push(`${at}: original must be a string`);
     if (!explanationKinds.includes(e.kind as ExplanationKind)) problems.push(`${at}: kind must be one of ${explanationKinds.join(', ')}`);
     if (typeof e.why !== 'string' || e.why.trim().length === 0) problems.push(`${at}: "why" must be a sentence or #name`);
     else if (e.why.startsWith('#') && (reasons === undefined || typeof (reasons as Record<string, unknown>)[e.why.slice(1)] !== 'string')) problems.push(`${at}: no reason named ${e.why}`);
@@ -69,30 +72,34 @@ export function explanationFileProblems(value: unknown, where: string): string[]
 
 /** Matches every survivor of the results with the explanation files (already shape-checked). */
 export function checkExplanations(survivors: readonly Survivor[], files: readonly ExplanationFile[]): Check {
-  const entries = new Map<string, { entry: Explanation; file: ExplanationFile }>();
+  // Entries by file, line, column, mutator and replacement; `original` tells apart survivors sharing those.
+  const entries = new Map<string, { entry: Explanation; file: ExplanationFile; used: boolean }[]>();
   const problems: string[] = [];
   for (const file of files) {
     for (const entry of file.survivors) {
       const key = keyOf(file.file, entry);
-      if (entries.has(key)) problems.push(`${file.file}:${entry.line}:${entry.column}: ${entry.mutator} → ${entry.replacement} is explained twice`);
-      entries.set(key, { entry, file });
+      const same = entries.get(key) ?? [];
+      if (same.some((e) => e.entry.original === entry.original)) {
+        problems.push(`${file.file}:${entry.line}:${entry.column}: ${entry.mutator} → ${entry.replacement}${entry.original === undefined ? '' : ` (of ${entry.original})`} is explained twice`);
+      }
+      same.push({ entry, file, used: false });
+      entries.set(key, same);
     }
   }
-  const used = new Set<string>();
   const explained: Explained[] = [];
   const missing: Survivor[] = [];
   for (const survivor of survivors) {
-    const key = keyOf(survivor.file, survivor);
-    const found = entries.get(key);
+    const same = entries.get(keyOf(survivor.file, survivor)) ?? [];
+    const found = same.find((e) => e.entry.original === survivor.original) ?? same.find((e) => e.entry.original === undefined);
     if (found === undefined) {
       missing.push(survivor);
       continue;
     }
-    used.add(key);
+    found.used = true;
     const why = found.entry.why.startsWith('#') ? (found.file.reasons?.[found.entry.why.slice(1)] ?? found.entry.why) : found.entry.why;
     explained.push({ ...survivor, kind: found.entry.kind, why });
   }
-  const stale = [...entries].filter(([key]) => !used.has(key)).map(([, { entry, file }]) => ({ ...entry, file: file.file }));
+  const stale = [...entries.values()].flat().filter((e) => !e.used).map(({ entry, file }) => ({ ...entry, file: file.file }));
   return { explained, missing, stale, problems };
 }
 
