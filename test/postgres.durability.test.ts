@@ -144,6 +144,32 @@ describePg('PostgreSQL durability: asynchronous commit under the lock, WAL flush
     await ledger.close();
   });
 
+  /**
+   * The crash between COMMIT and the WAL flush, in either shape: the admission committed (the lock
+   * released) but never reached the disk. The call is `ledger_unavailable`, its tool never runs, and
+   * the ledger, which never folded the lost batch, goes on from the log the server kept.
+   */
+  async function expectLostBeforeFlushRejected(internals: PostgresInternals): Promise<void> {
+    const schema = freshSchema();
+    const { ledger, failFlush, ran } = await tracedLedger(schema, { retriesMax: 0 }, internals);
+    const { token } = await grant(ledger);
+    const head = ledger.events().length;
+    failFlush(1, () => loseEventsAfter(schema, head));
+    const lost = await ledger.invoke(token, 'work', {});
+    expect(lost).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
+    expect(ran).toEqual([]);
+    expect(ledger.events()).toHaveLength(head);
+    const next = await ledger.invoke(token, 'work', {});
+    expect(next).toMatchObject({ status: 'completed' });
+    expect(ran).toEqual([next.callId]);
+    const fresh = await reopened(schema);
+    expect(fresh.events()).toEqual(ledger.events());
+    expect(verify(fresh.events())).toMatchObject({ ok: true, problems: [] });
+    expect(fresh.events().some((e: LedgerEvent) => e.type === 'call.admitted' && e.callId === lost.callId)).toBe(false);
+    await fresh.close();
+    await ledger.close();
+  }
+
   describe('in the one-round-trip shape (the head where this ledger left it)', () => {
     /** The one-round-trip message: lock, conditional insert, asynchronous COMMIT, then the flush outside the lock. */
     const oneTripFlushed = (line: string): boolean =>
@@ -185,47 +211,13 @@ describePg('PostgreSQL durability: asynchronous commit under the lock, WAL flush
     });
 
     it('rejects the call ledger_unavailable without running its tool when the server lost the batch before its flush', async () => {
-      const schema = freshSchema();
-      const { ledger, failFlush, ran } = await tracedLedger(schema, { retriesMax: 0 }, { optimistic: true });
-      const { token } = await grant(ledger);
-      const head = ledger.events().length;
-      failFlush(1, () => loseEventsAfter(schema, head));
-      const lost = await ledger.invoke(token, 'work', {});
-      expect(lost).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
-      expect(ran).toEqual([]);
-      expect(ledger.events()).toHaveLength(head);
-      const next = await ledger.invoke(token, 'work', {});
-      expect(next).toMatchObject({ status: 'completed' });
-      const fresh = await reopened(schema);
-      expect(fresh.events()).toEqual(ledger.events());
-      expect(fresh.events().some((e: LedgerEvent) => e.type === 'call.admitted' && e.callId === lost.callId)).toBe(false);
-      await fresh.close();
-      await ledger.close();
+      await expectLostBeforeFlushRejected({ optimistic: true });
     });
   });
 
   describe('when the server loses an asynchronously committed batch before its flush', () => {
     it('rejects the call ledger_unavailable without running its tool, and goes on from the log as the server kept it', async () => {
-      const schema = freshSchema();
-      const { ledger, failFlush, ran } = await tracedLedger(schema, { retriesMax: 0 });
-      const { token } = await grant(ledger);
-      const head = ledger.events().length;
-      // The crash: the admission committed (lock released) but never reached the disk.
-      failFlush(1, () => loseEventsAfter(schema, head));
-      const lost = await ledger.invoke(token, 'work', {});
-      expect(lost).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
-      expect(ran).toEqual([]);
-      expect(ledger.events()).toHaveLength(head);
-      // The ledger never folded the lost batch: its next call continues the log the server holds.
-      const next = await ledger.invoke(token, 'work', {});
-      expect(next).toMatchObject({ status: 'completed' });
-      expect(ran).toEqual([next.callId]);
-      const fresh = await reopened(schema);
-      expect(fresh.events()).toEqual(ledger.events());
-      expect(verify(fresh.events())).toMatchObject({ ok: true, problems: [] });
-      expect(fresh.events().some((e: LedgerEvent) => e.type === 'call.admitted' && e.callId === lost.callId)).toBe(false);
-      await fresh.close();
-      await ledger.close();
+      await expectLostBeforeFlushRejected({ optimistic: false });
     });
 
     it('decides the batch afresh when a retry finds it gone, and admits the call once', async () => {
