@@ -114,6 +114,28 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
     expect(child.status).toBe(0);
   });
 
+  it.each([
+    ['right after opening (its listening session still connecting)', ''],
+    // (A timer holds the process until the session listens, as a busy host would; then nothing does.)
+    ['once its session listens', '.then(() => store.prefetch.whenListening())'],
+  ])('lets a host that closes its ledger %s go on after close resolves', (_when, wait) => {
+    // Nothing else holds the process: a listener's socket ended while unref'd let it exit inside `close`.
+    const script =
+      "const store = require('./dist/src/stores/postgres/postgresStore').createPostgresStore({ connectionString: process.env.PG_URL, schema: process.env.PG_SCHEMA }, { prefetch: true }); " +
+      'const hold = setInterval(() => undefined, 1000); ' +
+      `require('./dist/src').openLedger({ store }).then((ledger) => Promise.resolve()${wait}.then(() => { clearInterval(hold); return ledger.close(); })).then(() => console.log('after close'))`;
+    for (let run = 0; run < 5; run++) {
+      const child = spawnSync(process.execPath, ['-e', script], {
+        cwd: path.join(__dirname, '..'),
+        env: { ...process.env, PG_URL: url(), PG_SCHEMA: freshSchema('close') },
+        timeout: 20_000,
+        encoding: 'utf8',
+      });
+      expect(child.stdout).toContain('after close');
+      expect(child.status).toBe(0);
+    }
+  });
+
   it('goes on when its listening session is lost (what it would have prefetched is parsed under the lock)', async () => {
     const { schema, a, b, bStore, token } = await twoHosts();
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`, [`LISTEN "${bStore.prefetch?.channel}"`]);

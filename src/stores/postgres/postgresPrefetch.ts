@@ -80,12 +80,13 @@ export class ForeignPrefetch {
     this.attempt = (async () => {
       try {
         await client.connect();
-        // Like the pool (allowExitOnIdle), this session must not keep an idle host process alive.
-        (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+        // Closed while connecting: ended with its socket still ref'd (see `close`).
         if (this.closed) {
           await client.end();
           return false;
         }
+        // Like the pool (allowExitOnIdle), this session must not keep an idle host process alive.
+        socketOf(client)?.unref?.();
         await client.query(`LISTEN "${this.channel}"`);
         return this.client === client;
       } catch {
@@ -119,6 +120,9 @@ export class ForeignPrefetch {
     this.bySeq.clear();
     const client = this.client;
     this.client = undefined;
+    // Its socket was unref'd so that an idle host may exit; ended unref'd, a host whose ledger holds
+    // nothing else open would exit while `close` waits, before anything after it runs.
+    socketOf(client)?.ref?.();
     await client?.end().catch(() => undefined);
   }
 
@@ -156,6 +160,11 @@ export class ForeignPrefetch {
       }
     }
   }
+}
+
+/** The client's socket (pg keeps it on its connection), to ref or unref. */
+function socketOf(client: Client | undefined): { ref?: () => void; unref?: () => void } | undefined {
+  return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } } | undefined)?.connection?.stream;
 }
 
 /** The event of `body` when it parses and its hash is its content's, else undefined. */
