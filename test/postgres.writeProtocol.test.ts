@@ -93,9 +93,10 @@ describePg('the PostgreSQL write transaction', () => {
       // same message.
       expect(sentByB).toHaveLength(3);
       expect(oneTrip(sentByB[0] as string)).toBe(true);
-      expect(sentByB[0]).toContain('WHERE seq > 2 ORDER BY seq');
+      expect(sentByB[0]).toMatch(/WHERE seq > 2(?!\d)/);
       expect(lockAndRead(sentByB[1] as string)).toBe(true);
-      expect(sentByB[1]).toContain('WHERE seq > 4 ORDER BY seq');
+      // Under the lock the bodies come back as one text, a line each.
+      expect(sentByB[1]).toMatch(/SELECT string_agg\(body, E'\\n' ORDER BY seq\) AS bodies FROM \S+ WHERE seq > 4$/);
       expect(sentByB[2]).toMatch(/^INSERT .*'call\.rejected'.*; SET LOCAL synchronous_commit = off; COMMIT; /s);
       expect(sentByB[2]?.endsWith(`; COMMIT; ${flushWalStatement}`)).toBe(true);
       const events = b.events();
@@ -111,6 +112,25 @@ describePg('the PostgreSQL write transaction', () => {
       expect(await b.invoke(token, 'echo', { text: 'b2' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
       expect(sentByB.some(oneTrip)).toBe(false);
       expect(lockAndRead(sentByB[0] as string)).toBe(true);
+    });
+
+    it('folds other writers\' events read under the lock as one text exactly as the log holds them, line breaks in their strings included', async () => {
+      // A tool whose schema text holds a line break, a separator, a quote and a character outside the BMP:
+      // canonical JSON escapes the first, so no body holds a raw line break to split on.
+      const awkward = 'line one\nline two\u2028"quoted"\\ \u{1F600}';
+      await a.registerTool({ ...echoTool, name: 'echo.awkward', inputSchema: { type: 'object', description: awkward, properties: { text: { type: 'string', description: awkward } } } });
+      const extra = await a.issue({ tools: ['echo.awkward'], resources: [], expiresAt: Date.now() + hour, budget: { calls: 3, inputBytes: 1_000 } });
+      for (const text of ['x', 'y']) expect(await a.invoke(extra.token, 'echo.awkward', { text })).toMatchObject({ status: 'completed' });
+      sentByB.length = 0;
+      // B's next batch goes to the lock (its last transaction found A's events) and reads A's eight.
+      expect(await b.invoke(token, 'echo', { text: 'b-awkward' })).toMatchObject({ status: 'rejected', reason: 'call_budget_exhausted' });
+      expect(lockAndRead(sentByB[0] as string)).toBe(true);
+      expect(sentByB[0]).toContain('string_agg(body');
+      const ofA = a.events();
+      expect(b.events().slice(0, ofA.length)).toEqual(ofA);
+      expect((b.state().tools['echo.awkward']?.inputSchema as { description?: string }).description).toBe(awkward);
+      expect(b.usage(extra.grantId).calls).toEqual({ limit: 3, used: 2 });
+      expect(verify(b.events())).toMatchObject({ ok: true, problems: [] });
     });
 
     it('tries one round trip again once a transaction found the head where this ledger left it', async () => {

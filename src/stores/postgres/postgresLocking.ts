@@ -40,7 +40,14 @@ function beginAndLock(tables: PostgresTables, protocol: LockProtocol, remainingM
 /** How many statements `beginAndLock` sends (their results come first). */
 const statementsToLock = 5;
 
-function readAfterStatement(tables: PostgresTables, afterSeq: number): string {
+/**
+ * The events after `afterSeq`. Without prefetching, their bodies come back joined into one text
+ * (a canonical body holds no line break): under contention the locked read returns every event the
+ * hosts ahead appended (≈ 110 at 16 processes), and one value instead of a row each spares the
+ * client a row's parse per event while it holds the lock. With prefetching, a row each, by seq.
+ */
+function readAfterStatement(tables: PostgresTables, afterSeq: number, prefetch: ForeignPrefetch | undefined): string {
+  if (prefetch === undefined) return `SELECT string_agg(body, E'\\n' ORDER BY seq) AS bodies FROM ${tables.events} WHERE seq > ${intLiteral(afterSeq)}`;
   return `SELECT seq, body FROM ${tables.events} WHERE seq > ${intLiteral(afterSeq)} ORDER BY seq`;
 }
 
@@ -50,8 +57,13 @@ export function eventsOfRows(rows: readonly { seq: string; body: string }[], pre
   return rows.map((row) => prefetch.take(Number(row.seq), row.body) ?? eventOfBody(row.body));
 }
 
+/** The events `readAfterStatement` returned. */
 function bodiesOf(result: { rows?: unknown[] } | undefined, prefetch: ForeignPrefetch | undefined): LedgerEvent[] {
-  return eventsOfRows((result?.rows ?? []) as { seq: string; body: string }[], prefetch);
+  const rows = (result?.rows ?? []) as { seq: string; body: string; bodies?: string | null }[];
+  if (prefetch !== undefined) return eventsOfRows(rows, prefetch);
+  const joined = rows[0]?.bodies;
+  if (joined === undefined || joined === null) return [];
+  return joined.split('\n').map(eventOfBody);
 }
 
 /**
@@ -87,7 +99,7 @@ export async function beginLocked(
   remainingMs: number,
   prefetch?: ForeignPrefetch,
 ): Promise<LockedRead> {
-  const results = await client.queries(`${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}`);
+  const results = await client.queries(`${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq, prefetch)}`);
   return { headHash: hashOf(results[statementsToLock]), foreign: bodiesOf(results[statementsToLock + 1], prefetch) };
 }
 
@@ -128,7 +140,7 @@ export async function appendIfHead(
   const notifyText = prefetch === undefined ? '' : notifyStatement(tables.events, events.map(rowOf), prefetch);
   const notify = notifyText === '' ? '' : `${notifyText}; `;
   const results = await client.queries(
-    `${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq)}; ` +
+    `${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq, prefetch)}; ` +
       `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}${notify}${commitStatement(asyncCommit, asyncCommit)}`,
   );
   // The results: BEGIN, three SET LOCALs and the lock, then the head, the read and the insert.
