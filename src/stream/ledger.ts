@@ -5,6 +5,7 @@ import type { Command } from '../domain/commands';
 import { decide, type Decision } from '../domain/decide';
 import type { DecisionEvent, EventOf, GrantScope, LedgerEvent, ResourceTemplates } from '../domain/events';
 import { TransientState } from '../domain/transientState';
+import { LiveState } from './liveState';
 import { visibleTools, type VisibleTool } from '../domain/visibleTools';
 import type { JsonObject } from '../domain/json';
 import { limits, toolNamePattern } from '../domain/limits';
@@ -85,7 +86,10 @@ function journalFor(store: object): SettlementJournal {
 }
 
 class LedgerImpl implements Ledger {
+  /** The state after every event folded: frozen, or (with `live`) its view, never handed out unfrozen. */
   private current: LedgerState;
+  /** On a store that neither shares its log nor takes snapshots: the state kept open across batches (liveState.ts). */
+  private readonly live: LiveState | undefined;
   /** Exactly one of the two is set: a synchronous store, or an asynchronous one (openLedger). */
   private readonly store: EventStore | undefined;
   private readonly asyncStore: AsyncEventStore | undefined;
@@ -144,6 +148,7 @@ class LedgerImpl implements Ledger {
     const follower = this.follower;
     this.followerText = follower?.snapshotText !== undefined ? () => (follower.snapshotText as () => string).call(follower) : undefined;
     this.current = opened?.state ?? openLogWithFollower(this.store as EventStore, this.follower);
+    this.live = this.store !== undefined && !isSharedEventStore(this.store) && !isSnapshotEventStore(this.store) ? new LiveState(this.current) : undefined;
     this.hops = {
       scopesOf: (grantId) => shardGet(this.current.grants, grantId)?.scope.resources ?? [],
       decideHop: (callId, facts) => this.decideHop(callId, facts),
@@ -276,6 +281,8 @@ class LedgerImpl implements Ledger {
 
   state(): LedgerState {
     this.catchUp();
+    // Handed out, so frozen: later batches copy what they change instead of changing it in place.
+    if (this.live !== undefined) this.current = this.live.frozen();
     return this.current;
   }
 
@@ -644,6 +651,7 @@ class LedgerImpl implements Ledger {
   private processBatch(store: EventStore, batch: Request[]): void {
     let foreign: readonly LedgerEvent[] = [];
     let outcome: { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } | undefined;
+    const mark = this.live?.mark();
     try {
       const decideAll = (caughtUp: readonly LedgerEvent[]): void => {
         foreign = caughtUp;
@@ -654,6 +662,11 @@ class LedgerImpl implements Ledger {
       else decideAll([]);
     } catch (cause) {
       outcome = undefined;
+      // What the batch applied in place is undone: the state is again the one before it.
+      if (this.live !== undefined && mark !== undefined) {
+        this.live.rollback(mark);
+        this.current = this.live.view;
+      }
       // Foreign events were read inside a transaction that failed: they are re-read next time.
       foreign = [];
       for (const request of batch) request.done({ kind: 'unavailable', cause });
@@ -661,6 +674,7 @@ class LedgerImpl implements Ledger {
     }
     if (outcome === undefined) return;
     this.current = outcome.state;
+    this.live?.landed();
     this.publish(foreign);
     this.publish(outcome.sealed);
     for (let i = 0; i < batch.length; i++) (batch[i] as Request).done(outcome.results[i] as BatchResult);
@@ -716,8 +730,10 @@ class LedgerImpl implements Ledger {
   }
 
   private decideBatch(start: LedgerState, batch: readonly Request[]): { state: LedgerState; sealed: LedgerEvent[]; results: BatchResult[] } {
-    // Batch-local fold: each trie path is copied once per batch, not once per event; `start` stays untouched.
-    const transient = new TransientState(start);
+    // Batch-local fold: each trie path is copied once per batch, not once per event; `start` stays
+    // untouched. With `live`, the fold kept open across batches (`start` is its view; a failed append
+    // rolls it back).
+    const transient: Pick<TransientState, 'view' | 'apply'> = this.live ?? new TransientState(start);
     const sealed: LedgerEvent[] = [];
     const results: BatchResult[] = [];
     for (const request of batch) {
@@ -753,7 +769,7 @@ class LedgerImpl implements Ledger {
       }
       results.push({ kind: 'decided', events });
     }
-    return { state: transient.commit(), sealed, results };
+    return { state: transient instanceof TransientState ? transient.commit() : transient.view, sealed, results };
   }
 
   // ---- after commit ----------------------------------------------------------------------------
