@@ -25,6 +25,20 @@ function notifications(store: PostgresStore, count: number): Promise<void> {
   });
 }
 
+/**
+ * Runs `script` as a host process of its own, on built code (as the Jepsen fixtures do), with
+ * `store` a prefetching PostgreSQL store on a fresh schema: what it printed and how it ended.
+ */
+function hostProcess(script: string, schemaTag: string): ReturnType<typeof spawnSync> & { stdout: string } {
+  const store = "const store = require('./dist/src/stores/postgres/postgresStore').createPostgresStore({ connectionString: process.env.PG_URL, schema: process.env.PG_SCHEMA }, { prefetch: true }); ";
+  return spawnSync(process.execPath, ['-e', store + script], {
+    cwd: path.join(__dirname, '..'),
+    env: { ...process.env, PG_URL: url(), PG_SCHEMA: freshSchema(schemaTag) },
+    timeout: 20_000,
+    encoding: 'utf8',
+  });
+}
+
 describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
   const admin = adminPool();
   const open: Ledger[] = [];
@@ -96,18 +110,13 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
   });
 
   it('does not keep an idle host process alive (its listening session, like the pool, lets it exit)', () => {
-    // Built code (as the Jepsen fixtures use): a host that opens a ledger and never closes it.
-    const script =
-      "const store = require('./dist/src/stores/postgres/postgresStore').createPostgresStore({ connectionString: process.env.PG_URL, schema: process.env.PG_SCHEMA }, { prefetch: true }); " +
-      // A timer holds the process until the session listens; after that nothing should.
+    // A host that opens a ledger and never closes it. A timer holds the process until the session
+    // listens; after that nothing should.
+    const child = hostProcess(
       "const hold = setInterval(() => undefined, 1000); " +
-      "require('./dist/src').openLedger({ store }).then(() => store.prefetch.whenListening()).then((listening) => { console.log(listening ? 'listening' : 'not listening'); clearInterval(hold); })";
-    const child = spawnSync(process.execPath, ['-e', script], {
-      cwd: path.join(__dirname, '..'),
-      env: { ...process.env, PG_URL: url(), PG_SCHEMA: freshSchema('exit') },
-      timeout: 20_000,
-      encoding: 'utf8',
-    });
+        "require('./dist/src').openLedger({ store }).then(() => store.prefetch.whenListening()).then((listening) => { console.log(listening ? 'listening' : 'not listening'); clearInterval(hold); })",
+      'exit',
+    );
     expect(child.stdout).toContain('listening');
     expect(child.stdout).not.toContain('not listening');
     expect(child.signal).toBeNull();
@@ -121,16 +130,10 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
   ])('lets a host that closes its ledger %s go on after close resolves', (_when, wait) => {
     // Nothing else holds the process: a listener's socket ended while unref'd let it exit inside `close`.
     const script =
-      "const store = require('./dist/src/stores/postgres/postgresStore').createPostgresStore({ connectionString: process.env.PG_URL, schema: process.env.PG_SCHEMA }, { prefetch: true }); " +
       'const hold = setInterval(() => undefined, 1000); ' +
       `require('./dist/src').openLedger({ store }).then((ledger) => Promise.resolve()${wait}.then(() => { clearInterval(hold); return ledger.close(); })).then(() => console.log('after close'))`;
     for (let run = 0; run < 5; run++) {
-      const child = spawnSync(process.execPath, ['-e', script], {
-        cwd: path.join(__dirname, '..'),
-        env: { ...process.env, PG_URL: url(), PG_SCHEMA: freshSchema('close') },
-        timeout: 20_000,
-        encoding: 'utf8',
-      });
+      const child = hostProcess(script, 'close');
       expect(child.stdout).toContain('after close');
       expect(child.status).toBe(0);
     }
