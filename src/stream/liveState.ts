@@ -20,7 +20,8 @@ export const liveEventsMax = 256;
  * changed in place afterwards and must never be handed out. `frozen()` freezes what the batches
  * since the last freeze built and returns a state nothing changes any more (`state()` hands that
  * out). A batch whose append failed is undone by `rollback`: the state is folded again from the last
- * frozen one, with the events applied since then up to the batch (at most `liveEventsMax`).
+ * frozen one, with the events applied since then up to the batch (fewer than `liveEventsMax`: the
+ * freeze comes after each batch that landed).
  */
 export class LiveState {
   private transient: TransientState;
@@ -62,7 +63,7 @@ export class LiveState {
     return this.base;
   }
 
-  /** After a batch that landed: freezes now and then, so that a rollback never re-folds more than `liveEventsMax` events. */
+  /** After a batch that landed: freezes now and then, so that a rollback re-folds fewer than `liveEventsMax` events. */
   landed(): void {
     if (this.since.length >= liveEventsMax) this.frozen();
   }

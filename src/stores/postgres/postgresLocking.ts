@@ -43,7 +43,7 @@ const statementsToLock = 5;
 /**
  * The events after `afterSeq`. Without prefetching, their bodies come back joined into one text
  * (a canonical body holds no line break): under contention the locked read returns every event the
- * hosts ahead appended (≈ 110 at 16 processes), and one value instead of a row each spares the
+ * hosts ahead appended (≈ 118 at 16 processes), and one value instead of a row each spares the
  * client a row's parse per event while it holds the lock. With prefetching, a row each, by seq.
  */
 function readAfterStatement(tables: PostgresTables, afterSeq: number, prefetch: ForeignPrefetch | undefined): string {
