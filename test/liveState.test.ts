@@ -82,7 +82,8 @@ describe('the in-memory ledger\'s state kept open across batches', () => {
           else if (s.kind === 'state') {
             const state = ledger.state();
             handedOut.push({ state, copy: structuredClone(state) });
-          } else await ledger.invoke(token, 'echo', { text: `t${s.n}` }, s.kind === 'call' ? {} : { idempotencyKey: `k${s.kind === 'retry' ? s.n : i}` });
+          } else if (s.kind === 'call') await ledger.invoke(token, 'echo', { text: `t${s.n}` });
+          else await ledger.invoke(token, 'echo', { text: `t${s.n}` }, { idempotencyKey: `k${s.kind === 'retry' ? s.n : i}` });
           expect(ledger.events()).toEqual(store.log);
         }
         store.failing = false;
