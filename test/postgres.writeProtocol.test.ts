@@ -2,8 +2,10 @@ import { Pool, type PoolClient } from 'pg';
 import { openLedger, verify, type Ledger } from '../src';
 import { postgresStore, type PostgresEventStore } from '../src/postgres';
 import { flushWalStatement } from '../src/stores/postgres/postgresLocking';
+import { insertBatchIfHeadStatement } from '../src/stores/postgres/postgresAppend';
+import { sealEvent } from '../src/domain/chain';
 import { echoTool, hour } from './support/pgLedger';
-import { describePg, freshSchema, url } from './support/pgTest';
+import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 
 /** A pool whose clients record the text of every query they send (the real driver, only observed). */
 function recordingPool(): { pool: Pool; sent: string[] } {
@@ -22,7 +24,7 @@ function recordingPool(): { pool: Pool; sent: string[] } {
 
 /** The one-round-trip transaction: lock, conditional insert, asynchronous COMMIT, then the WAL flush outside the lock. */
 const oneTrip = (text: string): boolean =>
-  text.includes('pg_advisory_xact_lock') && text.includes('WHERE NOT EXISTS') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
+  text.includes('pg_advisory_xact_lock') && text.includes('WHERE coalesce((SELECT max(seq) FROM') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
 const lockAndRead = (text: string): boolean => text.includes('pg_advisory_xact_lock') && !text.includes('INSERT');
 
 /**
@@ -56,6 +58,22 @@ describePg('the PostgreSQL write transaction', () => {
     expect(sent.every(oneTrip)).toBe(true);
     expect(verify(ledger.events())).toMatchObject({ ok: true, problems: [] });
     await ledger.close();
+  });
+
+  it('checks the head by the primary key, never by scanning the log, even before the log has statistics', async () => {
+    const schema = freshSchema('plan');
+    const ledger = await openLedger({ store: quietStore(recorder().pool, schema) });
+    await ledger.close();
+    const admin = adminPool();
+    pools.push(admin);
+    const events = `"${schema}".events`;
+    const hash = 'a'.repeat(64);
+    // A long log appended faster than autovacuum analyzes it: no statistics yet.
+    await admin.query(`INSERT INTO ${events} (seq, type, at, hash, prev_hash, body) SELECT g, 'x', 0, '${hash}', '${hash}', '{}' FROM generate_series(1, 50000) AS g`);
+    const next = sealEvent({ type: 'grant.revoked', grantId: 'g', abortInFlight: false }, 0, { seq: 50_000, hash });
+    const plan = (await admin.query(`EXPLAIN ${insertBatchIfHeadStatement(events, 50_000, hash, [next])}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    expect(plan).toContain('events_pkey');
+    expect(plan).not.toMatch(/Seq Scan on events/);
   });
 
   describe('when another host appended after this ledger last looked', () => {
