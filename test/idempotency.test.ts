@@ -238,6 +238,18 @@ async function retryReopened(path: string, now: () => number, token: string): Pr
   return outcome;
 }
 
+/** In a temporary SQLite file (removed after): one keyed call snapshotted there, then `fn` with what a retry needs. */
+async function withKeyedSnapshot(file: string, fn: (path: string, now: () => number, first: { token: string; call: { callId: string } }) => Promise<void>): Promise<void> {
+  const tmp = sqliteTempDir();
+  try {
+    const path = tmp.file(file);
+    const clock = manualClock();
+    await fn(path, clock.now, await keyedCallSnapshotted(path, clock.now));
+  } finally {
+    tmp.cleanup();
+  }
+}
+
 describe('idempotent retries: the ledger', () => {
   it('returns the first outcome, with its callId and replayed: true, running the tool once and reserving once', async () => {
     const { ledger, runs, grantId, token } = await keyedLedger();
@@ -399,11 +411,7 @@ describe('idempotent retries: the ledger', () => {
   });
 
   it('skips a SQLite snapshot of the previous key containers (keyBindings, keyQueues) and folds the events instead', async () => {
-    const tmp = sqliteTempDir();
-    try {
-      const path = tmp.file('old-keys.sqlite');
-      const clock = manualClock();
-      const { token, call } = await keyedCallSnapshotted(path, clock.now);
+    await withKeyedSnapshot('old-keys.sqlite', async (path, now, { token, call }) => {
       // Every snapshot rewritten to the previous shape, its hash made to match: without the check it would be folded on.
       const db = new Database(path);
       const rows = db.prepare('SELECT seq, state FROM snapshots').all() as { seq: number; state: string }[];
@@ -414,21 +422,15 @@ describe('idempotent retries: the ledger', () => {
         db.prepare('UPDATE snapshots SET state = ?, state_hash = ? WHERE seq = ?').run(old, sha256Hex(old), row.seq);
       }
       db.close();
-      await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
-    } finally {
-      tmp.cleanup();
-    }
+      await expect(retryReopened(path, now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
+    });
   });
 
   it('skips a SQLite snapshot whose bindings and queue entries lack keyDigest (the shape before perf14) and folds the events instead', async () => {
-    const tmp = sqliteTempDir();
-    try {
-      const path = tmp.file('flat-queue.sqlite');
-      const clock = manualClock();
-      const { token, call } = await keyedCallSnapshotted(path, clock.now);
+    await withKeyedSnapshot('flat-queue.sqlite', async (path, now, { token, call }) => {
       // A snapshot at the head, after the keyed call, its bindings (and so the queue entries, the same
       // objects) stripped of keyDigest, as the previous shape had them.
-      const opened = createLedger({ store: sqliteStore({ path }), clock: clock.now });
+      const opened = createLedger({ store: sqliteStore({ path }), clock: now });
       const state = opened.state();
       await opened.close();
       expect(keyContainersCurrent(state)).toBe(true);
@@ -439,22 +441,14 @@ describe('idempotent retries: the ledger', () => {
       expect(writeSnapshot(db, stripped, () => db.exec('BEGIN IMMEDIATE')).written).toBe(true);
       db.close();
       // retryReopened checks the reopened state against a replay: the stripped snapshot folded on would differ.
-      await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
-    } finally {
-      tmp.cleanup();
-    }
+      await expect(retryReopened(path, now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId, settled: 'completed' });
+    });
   });
 
   it('keeps bindings through a SQLite snapshot', async () => {
-    const tmp = sqliteTempDir();
-    try {
-      const path = tmp.file('keys.sqlite');
-      const clock = manualClock();
-      const { token, call } = await keyedCallSnapshotted(path, clock.now);
-      await expect(retryReopened(path, clock.now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId });
-    } finally {
-      tmp.cleanup();
-    }
+    await withKeyedSnapshot('keys.sqlite', async (path, now, { token, call }) => {
+      await expect(retryReopened(path, now, token)).resolves.toMatchObject({ status: 'replayed', callId: call.callId });
+    });
   });
 });
 

@@ -60,6 +60,17 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
     return { schema, a, b, bStore, token };
   }
 
+  /** Two hosts after one call of A's, whose two notifications B has taken in; `seen` is B's event count before it. */
+  async function twoHostsAfterACall(): Promise<Awaited<ReturnType<typeof twoHosts>> & { seen: number }> {
+    const hosts = await twoHosts();
+    const seen = hosts.b.events().length;
+    // A's call is two transactions (admission, settlement), each notifying at its commit.
+    const arrived = notifications(hosts.bStore, 2);
+    expect(await hosts.a.invoke(hosts.token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
+    await arrived;
+    return { ...hosts, seen };
+  }
+
   async function logOf(schema: string): Promise<readonly LedgerEvent[]> {
     const fresh = await openLedger({ store: createPostgresStore({ connectionString: url(), schema }) });
     const events = fresh.events();
@@ -68,12 +79,7 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
   }
 
   it('folds another host\'s events, hash-checked on arrival, only in its next transaction', async () => {
-    const { schema, a, b, bStore, token } = await twoHosts();
-    const seen = b.events().length;
-    // A's call is two transactions (admission, settlement), each notifying at its commit.
-    const arrived = notifications(bStore, 2);
-    expect(await a.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
-    await arrived;
+    const { schema, b, bStore, token, seen } = await twoHostsAfterACall();
     // Received, not folded: nothing of it is in B's state or events until B's lock holds.
     expect(b.events()).toHaveLength(seen);
     expect(bStore.prefetch?.size).toBe(2);
@@ -87,11 +93,7 @@ describePg('PostgreSQL: other hosts\' events prefetched by NOTIFY', () => {
   });
 
   it('uses no notified event whose body is not the stored row\'s: a forged notification costs only the parse', async () => {
-    const { schema, a, b, bStore, token } = await twoHosts();
-    const seen = b.events().length;
-    const arrived = notifications(bStore, 2);
-    expect(await a.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
-    await arrived;
+    const { schema, a, b, bStore, token, seen } = await twoHostsAfterACall();
     // Any role may NOTIFY: a well-formed, correctly hashed event at the same seq, that is not the log's.
     const real = a.events()[seen] as LedgerEvent;
     const { seq, at, prevHash, hash: _hash, ...payload } = real as LedgerEvent & { callId: string };

@@ -4,6 +4,7 @@ import { postgresStore, type PostgresEventStore } from '../src/postgres';
 import { flushWalStatement } from '../src/stores/postgres/postgresLocking';
 import { insertBatchIfHeadStatement } from '../src/stores/postgres/postgresAppend';
 import { sealEvent } from '../src/domain/chain';
+import { rowOf } from '../src/stores/shared/eventRows';
 import { echoTool, hour } from './support/pgLedger';
 import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 
@@ -71,7 +72,7 @@ describePg('the PostgreSQL write transaction', () => {
     // A long log appended faster than autovacuum analyzes it: no statistics yet.
     await admin.query(`INSERT INTO ${events} (seq, type, at, hash, prev_hash, body) SELECT g, 'x', 0, '${hash}', '${hash}', '{}' FROM generate_series(1, 50000) AS g`);
     const next = sealEvent({ type: 'grant.revoked', grantId: 'g', abortInFlight: false }, 0, { seq: 50_000, hash });
-    const plan = (await admin.query(`EXPLAIN ${insertBatchIfHeadStatement(events, 50_000, hash, [next])}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    const plan = (await admin.query(`EXPLAIN ${insertBatchIfHeadStatement(events, 50_000, hash, [rowOf(next)])}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
     expect(plan).toContain('events_pkey');
     expect(plan).not.toMatch(/Seq Scan on events/);
   });

@@ -33,7 +33,7 @@ export function insertRowsStatement(eventsTable: string, rows: readonly EventRow
 }
 
 /**
- * The same rows, inserted only if the log's last event is the one at `afterSeq` with hash
+ * The batch's rows, inserted only if the log's last event is the one at `afterSeq` with hash
  * `afterHash` (the log is empty when there is none): with the log's lock held, this is the
  * check-and-append of the one-round-trip transaction. The head is read as `max(seq)`, which
  * PostgreSQL answers from the primary key's last entry whatever its statistics say; `NOT EXISTS
@@ -42,11 +42,11 @@ export function insertRowsStatement(eventsTable: string, rows: readonly EventRow
  * 8 ms at 30,000 events, under the lock, growing with the log (docs/postgres.md, Figures). The casts
  * fix the VALUES columns' types (a column that is NULL in every row would otherwise read as text).
  */
-export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number, afterHash: string | undefined, events: readonly LedgerEvent[]): string {
+export function insertBatchIfHeadStatement(eventsTable: string, afterSeq: number, afterHash: string | undefined, rows: readonly EventRow[]): string {
   const headHeld = afterHash === undefined ? '' : ` AND (SELECT hash FROM ${eventsTable} WHERE seq = ${int(afterSeq)}) = ${stringLiteral(afterHash)}`;
   return (
     `INSERT INTO ${eventsTable} (${columnList}) SELECT seq::bigint, type::text, at::bigint, grant_id::text, tool::text, call_id::text, reason::text, ` +
-    `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(events.map(rowOf))}) AS batch (${columnList}) ` +
+    `input_bytes::bigint, hash::text, prev_hash::text, body::text FROM (VALUES ${tuplesOf(rows)}) AS batch (${columnList}) ` +
     `WHERE coalesce((SELECT max(seq) FROM ${eventsTable}), 0) = ${int(afterSeq)}${headHeld}`
   );
 }

@@ -137,11 +137,12 @@ export async function appendIfHead(
   const last = events[events.length - 1] as LedgerEvent;
   const head = protocol === 'headRow' ? `UPDATE ${tables.head} SET seq = ${intLiteral(last.seq)}, hash = '${hexLiteral(last.hash)}' WHERE id AND seq = ${intLiteral(afterSeq)}; ` : '';
   // After the results read below (head, read, insert), so their positions do not move.
-  const notifyText = prefetch === undefined ? '' : notifyStatement(tables.events, events.map(rowOf), prefetch);
+  const rows = events.map(rowOf);
+  const notifyText = prefetch === undefined ? '' : notifyStatement(tables.events, rows, prefetch);
   const notify = notifyText === '' ? '' : `${notifyText}; `;
   const results = await client.queries(
     `${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq, prefetch)}; ` +
-      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), events)}; ${head}${notify}${commitStatement(asyncCommit, asyncCommit)}`,
+      `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), rows)}; ${head}${notify}${commitStatement(asyncCommit, asyncCommit)}`,
   );
   // The results: BEGIN, three SET LOCALs and the lock, then the head, the read and the insert.
   const headHash = hashOf(results[statementsToLock]);
