@@ -46,9 +46,21 @@ const statementsToLock = 5;
  * hosts ahead appended (≈ 118 at 16 processes), and one value instead of a row each spares the
  * client a row's parse per event while it holds the lock. With prefetching, a row each, by seq.
  */
-function readAfterStatement(tables: PostgresTables, afterSeq: number, prefetch: ForeignPrefetch | undefined): string {
-  if (prefetch === undefined) return `SELECT string_agg(body, E'\\n' ORDER BY seq) AS bodies FROM ${tables.events} WHERE seq > ${intLiteral(afterSeq)}`;
-  return `SELECT seq, body FROM ${tables.events} WHERE seq > ${intLiteral(afterSeq)} ORDER BY seq`;
+export function readAfterStatement(tables: PostgresTables, afterSeq: number, prefetch: ForeignPrefetch | undefined): string {
+  const after = afterRange(afterSeq);
+  if (prefetch === undefined) return `SELECT string_agg(body, E'\\n' ORDER BY seq) AS bodies FROM ${tables.events} WHERE ${after}`;
+  return `SELECT seq, body FROM ${tables.events} WHERE ${after} ORDER BY seq`;
+}
+
+/**
+ * `seq > afterSeq`, written as a closed range. Without statistics (a new log, or one growing faster
+ * than autovacuum analyzes it) the planner guesses that a third of the table satisfies an open
+ * `seq > n` and, on narrow rows, scans the whole log, under the lock (measured: 5 ms at 50,000 events,
+ * growing with the log); for a range it guesses 0.5 % and reads the primary key. With statistics
+ * both forms are planned from the histogram alike. The upper bound is bigint's largest value.
+ */
+function afterRange(afterSeq: number): string {
+  return `seq > ${intLiteral(afterSeq)} AND seq <= 9223372036854775807`;
 }
 
 /** The rows' events: the prefetched one where its body is the row's exactly, else the row's body parsed. */
@@ -71,7 +83,7 @@ function bodiesOf(result: { rows?: unknown[] } | undefined, prefetch: ForeignPre
  * log still holds the head this ledger folded: a database restored or failed over to an earlier point
  * has lost it, and appending after it would fork the log (docs/postgres.md, "A log that lost events").
  */
-function headStatement(tables: PostgresTables, afterSeq: number): string {
+export function headStatement(tables: PostgresTables, afterSeq: number): string {
   return `SELECT hash FROM ${tables.events} WHERE seq = ${intLiteral(afterSeq)}`;
 }
 
