@@ -92,6 +92,17 @@ describe('tool schemas: ajv options', () => {
   });
 });
 
+describe('tool schemas: numbers', () => {
+  it('refuses NaN and infinities where the schema asks for a number or an integer', () => {
+    const validate = new SchemaCompiler().compileToolSchema({ type: 'object', properties: { n: { type: 'number' }, i: { type: 'integer' } } });
+    expect(validate({ n: 1.5, i: 2 })).toBe(true);
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(validate({ n: bad })).toBe(false);
+      expect(validate({ i: bad })).toBe(false);
+    }
+  });
+});
+
 describe('protoNamedAt', () => {
   it('names the top-level object holding a __proto__ property', () => {
     expect(protoNamedAt(JSON.parse('{"properties":{"__proto__":{}}}'))).toBe('#/properties');

@@ -37,7 +37,8 @@ function parseIpv6(text: string): readonly number[] | undefined {
     if (v4 === undefined) return undefined;
     tail = [((v4[0] as number) << 8) | (v4[1] as number), ((v4[2] as number) << 8) | (v4[3] as number)];
     head = text.slice(0, lastColon + 1);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
+    // `head` ends at the colon before the quad: drop it unless it is the second of a `::`.
+    if (!head.endsWith('::')) head = head.slice(0, -1);
   }
   const halves = head.split('::');
   if (halves.length > 2) return undefined;

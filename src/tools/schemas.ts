@@ -70,10 +70,7 @@ export function protoNamedAt(schema: JsonValue): string | undefined {
   while (stack.length > 0) {
     const [node, at] = stack.pop() as [JsonValue, string];
     if (node === null || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => stack.push([item, `${at}/${i}`]));
-      continue;
-    }
+    // An array's entries are its indexes ('0', '1', …), so one walk covers objects and arrays.
     for (const [key, value] of Object.entries(node)) {
       if (key === '__proto__') return at;
       if (key === 'required' && Array.isArray(value) && value.includes('__proto__')) return `${at}/required`;
@@ -91,10 +88,12 @@ export class SchemaCompiler {
   constructor() {
     // ownProperties: `required`/`properties` look at own members only, so a missing `constructor`
     // or `toString` is missing, not satisfied by Object.prototype's.
+    // strictNumbers: `number` and `integer` refuse NaN and ±Infinity, which no JSON holds (arguments
+    // are plain JSON before they get here; this is the validator's own guarantee too).
     // strictSchema: an unknown keyword (`maxLenght`) or format is an error, not a rule that allows
     // everything. The other strict rules (strictTypes, strictTuples, strictRequired) stay off, so
     // `{ properties: { text: { maxLength: 200 } } }` without `type` remains a valid narrowing.
-    this.ajv = new Ajv({ allErrors: false, strict: false, strictSchema: true, ownProperties: true, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
+    this.ajv = new Ajv({ allErrors: false, strict: false, strictSchema: true, strictNumbers: true, ownProperties: true, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: true, addUsedSchema: false });
     addFormats(this.ajv);
   }
 
