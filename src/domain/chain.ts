@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import { eventTextWithoutHash } from './eventText';
 import type { EventPayload, LedgerEvent } from './events';
-import { freeze } from 'immer';
+import { freezeJson } from './freezeJson';
 
 // crypto.hash (Node >= 20.12, package.json "engines") is a one-shot digest, about 3x faster than
 // createHash for an event.
@@ -24,5 +24,5 @@ export function sealEvent(payload: EventPayload, at: number, head: { readonly se
   event.at = at;
   event.prevHash = head.hash;
   event.hash = sha256Hex(eventTextWithoutHash(event));
-  return freeze(event as unknown as LedgerEvent, true);
+  return freezeJson(event as unknown as LedgerEvent);
 }

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../domain/canonicalJson';
+import { freezeJson } from '../../domain/freezeJson';
 import type { LedgerEvent } from '../../domain/events';
 import { LedgerError } from '../../errors';
 
@@ -47,13 +48,8 @@ export function columnMismatch(row: EventRow, event: LedgerEvent): string | unde
   return undefined;
 }
 
-export function freezeDeep<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value as object)) freezeDeep(child);
-  }
-  return value;
-}
+/** Deep-freezes a parsed body or snapshot (plain JSON). */
+export const freezeDeep = freezeJson;
 
 /** Parses a stored body into a frozen event; a body that is not JSON of an object is `invalid_log`. */
 export function eventOfBody(body: unknown): LedgerEvent {
