@@ -1,7 +1,7 @@
 import { Pool, type PoolClient } from 'pg';
 import { openLedger, verify, type Ledger } from '../src';
 import { postgresStore, type PostgresEventStore } from '../src/postgres';
-import { flushWalStatement, headStatement, readAfterStatement } from '../src/stores/postgres/postgresLocking';
+import { flushWalStatement, headStatement, readAfterStatement, type PostgresTables } from '../src/stores/postgres/postgresLocking';
 import { insertBatchIfHeadStatement } from '../src/stores/postgres/postgresAppend';
 import { sealEvent } from '../src/domain/chain';
 import { rowOf } from '../src/stores/shared/eventRows';
@@ -61,23 +61,11 @@ describePg('the PostgreSQL write transaction', () => {
     await ledger.close();
   });
 
-  it('checks the head by the primary key, never by scanning the log, even before the log has statistics', async () => {
-    const schema = freshSchema('plan');
-    const ledger = await openLedger({ store: quietStore(recorder().pool, schema) });
-    await ledger.close();
-    const admin = adminPool();
-    pools.push(admin);
-    const events = `"${schema}".events`;
-    const hash = 'a'.repeat(64);
-    // A long log appended faster than autovacuum analyzes it: no statistics yet.
-    await admin.query(`INSERT INTO ${events} (seq, type, at, hash, prev_hash, body) SELECT g, 'x', 0, '${hash}', '${hash}', '{}' FROM generate_series(1, 50000) AS g`);
-    const next = sealEvent({ type: 'grant.revoked', grantId: 'g', abortInFlight: false }, 0, { seq: 50_000, hash });
-    const plan = (await admin.query(`EXPLAIN ${insertBatchIfHeadStatement(events, 50_000, hash, [rowOf(next)])}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
-    expect(plan).toContain('events_pkey');
-    expect(plan).not.toMatch(/Seq Scan on events/);
-  });
-
-  it('reads the events after the head under the lock by the primary key, even before the log has statistics', async () => {
+  /**
+   * A migrated log of 50,000 narrow events appended faster than autovacuum analyzes it (no
+   * statistics yet), and how PostgreSQL plans a statement on it.
+   */
+  const logWithoutStatistics = async (): Promise<{ tables: PostgresTables; hash: string; planOf: (statement: string) => Promise<string> }> => {
     const schema = freshSchema('plan');
     const ledger = await openLedger({ store: quietStore(recorder().pool, schema) });
     await ledger.close();
@@ -86,9 +74,23 @@ describePg('the PostgreSQL write transaction', () => {
     const tables = { schema, events: `"${schema}".events`, head: `"${schema}".head`, snapshots: `"${schema}".snapshots` };
     const hash = 'a'.repeat(64);
     await admin.query(`INSERT INTO ${tables.events} (seq, type, at, hash, prev_hash, body) SELECT g, 'x', 0, '${hash}', '${hash}', '{}' FROM generate_series(1, 50000) AS g`);
+    const planOf = async (statement: string): Promise<string> => (await admin.query(`EXPLAIN ${statement}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    return { tables, hash, planOf };
+  };
+
+  it('checks the head by the primary key, never by scanning the log, even before the log has statistics', async () => {
+    const { tables, hash, planOf } = await logWithoutStatistics();
+    const next = sealEvent({ type: 'grant.revoked', grantId: 'g', abortInFlight: false }, 0, { seq: 50_000, hash });
+    const plan = await planOf(insertBatchIfHeadStatement(tables.events, 50_000, hash, [rowOf(next)]));
+    expect(plan).toContain('events_pkey');
+    expect(plan).not.toMatch(/Seq Scan on events/);
+  });
+
+  it('reads the events after the head under the lock by the primary key, even before the log has statistics', async () => {
+    const { tables, planOf } = await logWithoutStatistics();
     // What a write transaction reads once it holds the lock: the hash at its head, then what follows.
     for (const statement of [headStatement(tables, 49_990), readAfterStatement(tables, 49_990, undefined)]) {
-      const plan = (await admin.query(`EXPLAIN ${statement}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+      const plan = await planOf(statement);
       expect(plan).toContain('events_pkey');
       expect(plan).not.toMatch(/Seq Scan on events/);
     }
