@@ -2,7 +2,7 @@ import { sha256Hex } from '../../domain/chain';
 import { keyContainersCurrent } from '../../domain/idempotency';
 import type { LedgerState } from '../../domain/state';
 import { snapshotGap, snapshotsKeptMax } from '../shared/snapshotPolicy';
-import { freezeDeep } from '../shared/eventRows';
+import { freezeJson } from '../../domain/freezeJson';
 import type { PostgresTables } from './postgresLocking';
 import type { HeldClient, PostgresPool } from './postgresPool';
 
@@ -34,7 +34,7 @@ export async function readLatestSnapshot(client: HeldClient, tables: PostgresTab
     // (`idempotencyBindings`, each tree's queue on its root's record, its entries the bindings), lacks
     // them: skipped, the events are folded instead.
     if (!Array.isArray(state.idempotencyBindings) || !keyContainersCurrent(state)) continue;
-    return freezeDeep(state);
+    return freezeJson(state);
   }
   return undefined;
 }

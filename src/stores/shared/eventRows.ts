@@ -48,9 +48,6 @@ export function columnMismatch(row: EventRow, event: LedgerEvent): string | unde
   return undefined;
 }
 
-/** Deep-freezes a parsed body or snapshot (plain JSON). */
-export const freezeDeep = freezeJson;
-
 /** Parses a stored body into a frozen event; a body that is not JSON of an object is `invalid_log`. */
 export function eventOfBody(body: unknown): LedgerEvent {
   let event: unknown;
@@ -60,5 +57,5 @@ export function eventOfBody(body: unknown): LedgerEvent {
     event = undefined;
   }
   if (event === null || typeof event !== 'object' || Array.isArray(event)) throw new LedgerError('invalid_log', 'a stored event body is not the JSON of an event');
-  return freezeDeep(event as LedgerEvent);
+  return freezeJson(event as LedgerEvent);
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { sha256Hex } from '../../domain/chain';
 import { keyContainersCurrent } from '../../domain/idempotency';
 import type { LedgerState } from '../../domain/state';
-import { freezeDeep } from '../shared/eventRows';
+import { freezeJson } from '../../domain/freezeJson';
 import { snapshotsKeptMax } from '../shared/snapshotPolicy';
 
 interface SnapshotRow {
@@ -30,7 +30,7 @@ export function readLatestSnapshot(db: Database.Database): LedgerState | undefin
       continue;
     }
     if (!isStateShaped(state) || state.head.seq !== row.seq || state.head.hash !== row.head_hash) continue;
-    return freezeDeep(state);
+    return freezeJson(state);
   }
   return undefined;
 }
