@@ -58,6 +58,27 @@ describePg('the PostgreSQL store', () => {
     await reopened.close();
   });
 
+  it('hosts sharing a log take turns writing snapshots instead of each writing one per gap', async () => {
+    const schema = freshSchema();
+    const every = 20;
+    const stores = Array.from({ length: 4 }, () => pgStore(schema, { snapshotEvery: every }));
+    const hosts = await Promise.all(stores.map((store) => openLedger({ store })));
+    for (const host of hosts) await host.registerTool(echoTool);
+    const { token } = await hosts[0]!.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 1_000, inputBytes: 100_000 } });
+    for (let i = 0; i < 200; i++) expect(await hosts[i % 4]!.invoke(token, 'echo', { text: 'x' })).toMatchObject({ status: 'completed' });
+    await Promise.all(hosts.map((host) => host.close()));
+    const head = Number((await admin.query(`SELECT max(seq) AS seq FROM ${schema}.events`)).rows[0].seq);
+    const written = stores.reduce((sum, store) => sum + store.snapshotsWritten, 0);
+    // One per gap (a gap plus a stagger of up to a quarter), and a few written together; each host
+    // counting only its own would write about four times as many (≈ 70 here).
+    expect(written).toBeGreaterThanOrEqual(Math.floor(head / (every * 1.25)) - 1);
+    expect(written).toBeLessThanOrEqual(Math.ceil((head / every) * 1.5));
+    const store = pgStore(schema);
+    const reopened = await openLedger({ store });
+    expect(head - (store.openedFromSnapshotSeq ?? 0)).toBeLessThanOrEqual(2 * every);
+    await reopened.close();
+  });
+
   it('refuses UPDATE, DELETE and TRUNCATE of events in the database', async () => {
     const schema = freshSchema();
     const ledger = await pgLedger(schema);

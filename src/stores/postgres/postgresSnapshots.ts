@@ -39,15 +39,35 @@ export async function readLatestSnapshot(client: HeldClient, tables: PostgresTab
   return undefined;
 }
 
+/** The newest stored snapshot's seq and size (0 and 0 when there is none). */
+async function newestSnapshot(client: HeldClient, tables: PostgresTables): Promise<{ seq: number; bytes: number }> {
+  // octet_length reads a stored text's size from its header, without detoasting a big state.
+  const result = await client.query(`SELECT seq, octet_length(state) AS bytes FROM ${tables.snapshots} ORDER BY seq DESC LIMIT 1`);
+  const row = result.rows[0] as { seq: string; bytes: number } | undefined;
+  return row === undefined ? { seq: 0, bytes: 0 } : { seq: Number(row.seq), bytes: Number(row.bytes) };
+}
+
 /**
  * Writes snapshots in the background, one at a time, each in its own short transaction and only
  * if the stored event at its seq has the state's head hash. A snapshot is a cache: a failed write
  * changes no decision and is not retried.
+ *
+ * Every host sharing the log folds every event, so a writer that counted only its own snapshots
+ * would make each of N hosts write one per gap: N times the snapshots the log needs (measured: 432
+ * instead of 28 for 56,000 events from 16 processes). Before writing, a writer therefore looks up
+ * the newest stored snapshot (one short query per gap) and writes only if that one is a whole gap
+ * behind; otherwise it waits until that snapshot is. Each look is put off by a random stagger of up
+ * to a quarter of the gap, so that the hosts which all learnt of one snapshot do not all find it
+ * stale at the same event and write together.
  */
 export class SnapshotWriter {
-  private lastSeq = 0;
-  private lastBytes = 0;
+  /** The head seq from which this writer next looks at the stored snapshots. */
+  private nextLookAt = 0;
+  /** The newest snapshot's size as this writer last knew it (sets the gap). */
+  private knownBytes = 0;
   private writing: Promise<void> | undefined;
+  /** Snapshots this writer has written (tests and the benchmark count them). */
+  written = 0;
 
   constructor(
     private readonly pool: PostgresPool,
@@ -55,16 +75,17 @@ export class SnapshotWriter {
     private readonly every: number,
     private readonly readonly: boolean,
     private readonly timeoutMs: number,
+    /** A stagger in [0, 1): injectable so that tests can pin it. */
+    private readonly random: () => number = Math.random,
   ) {}
 
   /** Reads where the newest stored snapshot is (after open). */
   async load(): Promise<void> {
     const client = await this.pool.connect(performance.now() + this.timeoutMs);
     try {
-      const result = await client.query(`SELECT seq, length(state) AS bytes FROM ${this.tables.snapshots} ORDER BY seq DESC LIMIT 1`);
-      const row = result.rows[0] as { seq: string; bytes: number } | undefined;
-      this.lastSeq = row === undefined ? 0 : Number(row.seq);
-      this.lastBytes = row === undefined ? 0 : Number(row.bytes);
+      const newest = await newestSnapshot(client, this.tables);
+      this.knownBytes = newest.bytes;
+      this.nextLookAt = newest.seq + this.staggeredGap();
     } catch (error) {
       client.fail();
       throw error;
@@ -75,10 +96,12 @@ export class SnapshotWriter {
 
   offer(state: LedgerState): void {
     if (this.readonly || this.every === 0 || this.writing !== undefined) return;
-    if (state.head.seq - this.lastSeq < snapshotGap(this.every, this.lastBytes)) return;
-    this.lastSeq = state.head.seq;
-    this.writing = this.write(state)
-      .catch(() => undefined)
+    if (state.head.seq < this.nextLookAt) return;
+    this.writing = this.writeUnlessFresh(state)
+      .catch(() => {
+        // Failed (busy, unreachable): look again a gap from here.
+        this.nextLookAt = state.head.seq + this.staggeredGap();
+      })
       .finally(() => (this.writing = undefined));
   }
 
@@ -86,11 +109,26 @@ export class SnapshotWriter {
     return this.writing ?? Promise.resolve();
   }
 
-  private async write(state: LedgerState): Promise<void> {
-    const text = JSON.stringify(state);
-    this.lastBytes = text.length;
+  private gap(): number {
+    return snapshotGap(this.every, this.knownBytes);
+  }
+
+  private staggeredGap(): number {
+    const gap = this.gap();
+    return gap + Math.floor(this.random() * Math.floor(gap / 4 + 1));
+  }
+
+  private async writeUnlessFresh(state: LedgerState): Promise<void> {
     const client = await this.pool.connect(performance.now() + this.timeoutMs);
     try {
+      const newest = await newestSnapshot(client, this.tables);
+      if (newest.seq > 0) this.knownBytes = newest.bytes;
+      if (state.head.seq - newest.seq < this.gap()) {
+        // Another host wrote one recently: look again once it is a gap behind.
+        this.nextLookAt = newest.seq + this.staggeredGap();
+        return;
+      }
+      const text = JSON.stringify(state);
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO ${this.tables.snapshots} (seq, head_hash, state, state_hash)
@@ -100,6 +138,9 @@ export class SnapshotWriter {
       );
       await client.query(`DELETE FROM ${this.tables.snapshots} WHERE seq NOT IN (SELECT seq FROM ${this.tables.snapshots} ORDER BY seq DESC LIMIT ${snapshotsKeptMax})`);
       await client.query('COMMIT');
+      this.written++;
+      this.knownBytes = text.length; // the gap is a rough rule: characters stand in for bytes
+      this.nextLookAt = state.head.seq + this.staggeredGap();
     } catch (error) {
       client.fail();
       throw error;

@@ -49,6 +49,8 @@ export interface PostgresEventStore extends AsyncEventStore {
   readonly schema: string;
   /** The seq of the snapshot the last `latestSnapshot()` returned, if any. */
   readonly openedFromSnapshotSeq: number | undefined;
+  /** Snapshots this store has written; hosts sharing a log take turns (docs/postgres.md, Snapshots). */
+  readonly snapshotsWritten: number;
 }
 
 export const postgresDefaults = { schema: 'atc', timeoutMs: 10_000, retriesMax: 6, catchUpIntervalMs: 1_000, snapshotEvery: 2_000, poolSizeMax: 4 } as const;
@@ -245,6 +247,10 @@ export class PostgresStore implements PostgresEventStore {
   /** After a commit: `events` follow `afterSeq` in the log (they may name it, for the settlement journal). */
   private committed(afterSeq: number, events: readonly LedgerEvent[]): void {
     if (afterSeq === 0) this.settlements?.seen(events);
+  }
+
+  get snapshotsWritten(): number {
+    return this.snapshots.written;
   }
 
   offerSnapshot(state: LedgerState): void {
