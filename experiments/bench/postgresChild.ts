@@ -10,7 +10,15 @@ import { RawBatcher, type RawRow } from './postgresRaw';
 
 export type Phase =
   | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol; readonly optimistic: boolean; readonly asyncCommit: boolean; readonly flushWithCommit: boolean; readonly prefetch: boolean }
-  | { readonly kind: 'raw'; readonly url: string; readonly table: string; readonly rows: readonly RawRow[]; readonly callers: number };
+  | {
+      readonly kind: 'raw';
+      readonly url: string;
+      readonly table: string;
+      readonly rows: readonly RawRow[];
+      readonly callers: number;
+      /** A call's rows as sequential INSERTs (the admission, committed, then the settlement), as the ledger writes them. */
+      readonly sequential?: boolean;
+    };
 
 export interface Go {
   readonly startAt: number;
@@ -71,7 +79,9 @@ async function raw(phase: Extract<Phase, { kind: 'raw' }>): Promise<PhaseReport>
   process.send?.({ ready: true });
   const go = await nextMessage<Go>();
   await until(go.startAt);
-  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => batcher.insert(phase.rows).then(() => true, () => false));
+  const [admission, settlement] = phase.rows;
+  const insert = phase.sequential === true && admission !== undefined && settlement !== undefined ? () => batcher.insert([admission]).then(() => batcher.insert([settlement])) : () => batcher.insert(phase.rows);
+  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => insert().then(() => true, () => false));
   await pool.end();
   return report;
 }
