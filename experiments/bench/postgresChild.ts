@@ -7,6 +7,7 @@ import { createPostgresStore } from '../../src/stores/postgres/postgresStore';
 import type { LockProtocol } from '../../src/stores/postgres/postgresLocking';
 import { inputSchema, policy, request } from './policy';
 import { RawBatcher, type RawRow } from './postgresRaw';
+import { SkeletonBatcher } from './postgresSkeleton';
 
 export type Phase =
   | { readonly kind: 'ours'; readonly url: string; readonly schema: string; readonly token: string; readonly callers: number; readonly protocol: LockProtocol; readonly optimistic: boolean; readonly asyncCommit: boolean; readonly flushWithCommit: boolean; readonly prefetch: boolean }
@@ -18,7 +19,8 @@ export type Phase =
       readonly callers: number;
       /** A call's rows as sequential INSERTs (the admission, committed, then the settlement), as the ledger writes them. */
       readonly sequential?: boolean;
-    };
+    }
+  | { readonly kind: 'skeleton'; readonly url: string; readonly table: string; readonly rows: readonly RawRow[]; readonly callers: number };
 
 export interface Go {
   readonly startAt: number;
@@ -30,6 +32,8 @@ export interface PhaseReport {
   readonly failures: number;
   /** CPU this process used during the window (user + system), in ms. */
   readonly cpuMs: number;
+  /** The skeleton only: rows other processes had appended, read under the lock. */
+  readonly foreignRows?: number;
   readonly error?: string;
 }
 
@@ -86,12 +90,27 @@ async function raw(phase: Extract<Phase, { kind: 'raw' }>): Promise<PhaseReport>
   return report;
 }
 
+/** The protocol without the ledger (postgresSkeleton.ts): a call's admission row, committed, then its settlement row. */
+async function skeleton(phase: Extract<Phase, { kind: 'skeleton' }>): Promise<PhaseReport> {
+  const pool = new Pool({ connectionString: phase.url, max: 1 });
+  pool.on('error', () => undefined);
+  const batcher = new SkeletonBatcher(pool, phase.table);
+  await pool.query('SELECT 1');
+  process.send?.({ ready: true });
+  const go = await nextMessage<Go>();
+  await until(go.startAt);
+  const [admission, settlement] = phase.rows as [RawRow, RawRow];
+  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => batcher.insert([admission]).then(() => batcher.insert([settlement])).then(() => true, () => false));
+  await pool.end();
+  return { ...report, foreignRows: batcher.foreignRows };
+}
+
 async function main(): Promise<void> {
   for (;;) {
     const phase = await nextMessage<Phase | { readonly kind: 'exit' }>();
     if (phase.kind === 'exit') return;
     try {
-      process.send?.(phase.kind === 'ours' ? await ours(phase) : await raw(phase));
+      process.send?.(phase.kind === 'ours' ? await ours(phase) : phase.kind === 'raw' ? await raw(phase) : await skeleton(phase));
     } catch (error) {
       process.send?.({ admissions: 0, failures: 0, cpuMs: 0, error: String((error as Error).stack ?? error) });
     }

@@ -25,6 +25,8 @@ interface Measured {
   readonly failures: number;
   /** Cores the whole machine was busy during the window (clients, server, everything else). */
   readonly machineCores: number;
+  /** The skeleton only: rows other processes had appended, read under the lock, per call. */
+  readonly foreignPerCall: number;
 }
 
 /** Busy CPU time of the whole machine so far, in ms (every core's user, nice, sys and irq). */
@@ -109,7 +111,7 @@ async function runPhase(children: readonly ChildProcess[], phases: readonly Phas
   const counts = done.map((r) => r.admissions);
   const total = counts.reduce((a, b) => a + b, 0);
   const cpuMs = done.reduce((a, r) => a + r.cpuMs, 0);
-  return { perSec: round(total / (ms / 1000)), clientCores: round(cpuMs / ms, 2), shares: counts.map((c) => round(c / Math.max(1, total), 3)), failures: done.reduce((a, r) => a + r.failures, 0), machineCores: round((busyAtEnd - busyAtStart) / ms, 2) };
+  return { perSec: round(total / (ms / 1000)), clientCores: round(cpuMs / ms, 2), shares: counts.map((c) => round(c / Math.max(1, total), 3)), failures: done.reduce((a, r) => a + r.failures, 0), machineCores: round((busyAtEnd - busyAtStart) / ms, 2), foreignPerCall: round(done.reduce((a, r) => a + (r.foreignRows ?? 0), 0) / Math.max(1, total), 1) };
 }
 
 /**
@@ -142,11 +144,19 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
     };
     // Warm-up, not reported: every client process runs both kinds of phase once, so no measured phase
     // runs on processes whose JIT is colder than another's (the 16-process phases would otherwise).
-    const measuredMs = ms;
-    ms = Math.min(1_500, ms);
+    const skeleton = async (processes: number): Promise<Measured> => {
+      const { rows } = await setup(pg.url, 1);
+      const table = `bench_skeleton_${randomBytes(5).toString('hex')}`;
+      await admin.query(rawTableSql(table));
+      const phases = Array.from({ length: processes }, (): Phase => ({ kind: 'skeleton', url: pg.url, table, rows, callers: callersPerProcess }));
+      return runPhase(children.slice(0, processes), phases, ms);
+    };
+    // Warm-up until the figures settle: admissions/s at 16 processes rose phase after phase for the
+    // first ≈ 20 s of ledger work (1,532 → 1,662 → 1,808 → 1,718 → 1,904 → 2,010, client CPU per
+    // admission 779 → 489 µs: JIT and caches), where one short phase each used to be the warm-up.
     await raw(16);
-    await ours(16, 'one', 'advisory');
-    ms = measuredMs;
+    await skeleton(16);
+    for (let phase = 0; phase < (ctx.quick ? 2 : 5); phase++) await ours(16, 'one', 'advisory');
     const at16: Record<string, Measured> = {};
     for (const n of processCounts) {
       const rawRun = await raw(n);
@@ -175,6 +185,14 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       const rawSequential = await raw(n, true);
       derived[`${n} proc: raw INSERT pairs/s, a call's two rows as two sequential INSERTs`] = rawSequential.perSec;
       derived[`${n} proc: one grant / raw with two sequential INSERTs`] = round(one.perSec / rawSequential.perSec, 3);
+      // The protocol with the ledger taken out (postgresSkeleton.ts): the lock, the read of what the
+      // other processes appended, the INSERT, COMMIT and flush, two transactions per call, nothing
+      // parsed, folded or decided. No ledger on this protocol can go faster on this machine.
+      const bare = await skeleton(n);
+      derived[`${n} proc: protocol skeleton calls/s (lock, read others' rows, insert, commit, flush; nothing parsed or decided)`] = bare.perSec;
+      derived[`${n} proc: protocol skeleton, other processes' rows read per call`] = bare.foreignPerCall;
+      derived[`${n} proc: protocol skeleton / raw`] = round(bare.perSec / rawRun.perSec, 3);
+      derived[`${n} proc: one grant / protocol skeleton`] = round(one.perSec / bare.perSec, 3);
       if (n === 16) Object.assign(at16, { raw: rawRun, one, each });
     }
     // Before and after the asynchronous commit with a flush outside the lock, alternating twice on
