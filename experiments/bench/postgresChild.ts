@@ -75,34 +75,26 @@ async function ours(phase: Extract<Phase, { kind: 'ours' }>): Promise<PhaseRepor
   return report;
 }
 
-async function raw(phase: Extract<Phase, { kind: 'raw' }>): Promise<PhaseReport> {
+/**
+ * A baseline without the ledger: raw batched INSERTs (a call's two rows in one statement, or one
+ * after the other), or the protocol's skeleton (postgresSkeleton.ts: a call's admission row
+ * committed, then its settlement row).
+ */
+async function baseline(phase: Extract<Phase, { kind: 'raw' | 'skeleton' }>): Promise<PhaseReport> {
   const pool = new Pool({ connectionString: phase.url, max: 1 });
   pool.on('error', () => undefined);
-  const batcher = new RawBatcher(pool, phase.table);
-  await pool.query('SELECT 1');
-  process.send?.({ ready: true });
-  const go = await nextMessage<Go>();
-  await until(go.startAt);
-  const [admission, settlement] = phase.rows;
-  const insert = phase.sequential === true && admission !== undefined && settlement !== undefined ? () => batcher.insert([admission]).then(() => batcher.insert([settlement])) : () => batcher.insert(phase.rows);
-  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => insert().then(() => true, () => false));
-  await pool.end();
-  return report;
-}
-
-/** The protocol without the ledger (postgresSkeleton.ts): a call's admission row, committed, then its settlement row. */
-async function skeleton(phase: Extract<Phase, { kind: 'skeleton' }>): Promise<PhaseReport> {
-  const pool = new Pool({ connectionString: phase.url, max: 1 });
-  pool.on('error', () => undefined);
-  const batcher = new SkeletonBatcher(pool, phase.table);
+  const skeleton = phase.kind === 'skeleton' ? new SkeletonBatcher(pool, phase.table) : undefined;
+  const batcher = skeleton ?? new RawBatcher(pool, phase.table);
   await pool.query('SELECT 1');
   process.send?.({ ready: true });
   const go = await nextMessage<Go>();
   await until(go.startAt);
   const [admission, settlement] = phase.rows as [RawRow, RawRow];
-  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => batcher.insert([admission]).then(() => batcher.insert([settlement])).then(() => true, () => false));
+  const sequential = phase.kind === 'skeleton' || phase.sequential === true;
+  const insert = sequential ? () => batcher.insert([admission]).then(() => batcher.insert([settlement])) : () => batcher.insert(phase.rows);
+  const report = await runCallers(phase.callers, go.startAt + go.ms, async () => insert().then(() => true, () => false));
   await pool.end();
-  return { ...report, foreignRows: batcher.foreignRows };
+  return skeleton === undefined ? report : { ...report, foreignRows: skeleton.foreignRows };
 }
 
 async function main(): Promise<void> {
@@ -110,7 +102,7 @@ async function main(): Promise<void> {
     const phase = await nextMessage<Phase | { readonly kind: 'exit' }>();
     if (phase.kind === 'exit') return;
     try {
-      process.send?.(phase.kind === 'ours' ? await ours(phase) : phase.kind === 'raw' ? await raw(phase) : await skeleton(phase));
+      process.send?.(phase.kind === 'ours' ? await ours(phase) : await baseline(phase));
     } catch (error) {
       process.send?.({ admissions: 0, failures: 0, cpuMs: 0, error: String((error as Error).stack ?? error) });
     }

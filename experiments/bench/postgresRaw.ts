@@ -12,17 +12,12 @@ export function rawTableSql(table: string): string {
 }
 
 /**
- * Raw batched INSERTs, grouped as the ledger groups its commits: callers queue their rows, and one
- * INSERT … SELECT FROM unnest(…) at a time (autocommit) writes everything queued.
+ * Callers queue their rows; one `write` at a time takes everything queued (group commit, as the
+ * ledger groups its batches).
  */
-export class RawBatcher {
+export abstract class GroupBatcher {
   private queue: { rows: readonly RawRow[]; done: (error?: unknown) => void }[] = [];
   private busy = false;
-
-  constructor(
-    private readonly pool: Pool,
-    private readonly table: string,
-  ) {}
 
   insert(rows: readonly RawRow[]): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -31,24 +26,39 @@ export class RawBatcher {
     });
   }
 
+  protected abstract write(rows: readonly RawRow[]): Promise<void>;
+
   private async drain(): Promise<void> {
     this.busy = true;
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      const rows = batch.flatMap((b) => b.rows);
-      const col = <K extends keyof RawRow>(k: K): RawRow[K][] => rows.map((r) => r[k]);
       try {
-        await this.pool.query(
-          `INSERT INTO ${this.table} (type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body)
-           SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[])`,
-          [col('type'), col('at'), col('grant_id'), col('tool'), col('call_id'), col('reason'), col('input_bytes'), col('hash'), col('prev_hash'), col('body')],
-        );
+        await this.write(batch.flatMap((b) => b.rows));
         for (const b of batch) b.done();
       } catch (error) {
         for (const b of batch) b.done(error);
       }
     }
     this.busy = false;
+  }
+}
+
+/** Raw batched INSERTs: each batch one INSERT … SELECT FROM unnest(…) (autocommit). */
+export class RawBatcher extends GroupBatcher {
+  constructor(
+    private readonly pool: Pool,
+    private readonly table: string,
+  ) {
+    super();
+  }
+
+  protected async write(rows: readonly RawRow[]): Promise<void> {
+    const col = <K extends keyof RawRow>(k: K): RawRow[K][] => rows.map((r) => r[k]);
+    await this.pool.query(
+      `INSERT INTO ${this.table} (type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[])`,
+      [col('type'), col('at'), col('grant_id'), col('tool'), col('call_id'), col('reason'), col('input_bytes'), col('hash'), col('prev_hash'), col('body')],
+    );
   }
 }

@@ -135,25 +135,20 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       const phases = Array.from({ length: processes }, (_, p): Phase => ({ kind: 'ours', url: pg.url, schema, token: tokens[grants === 'one' ? 0 : p] as string, callers: callersPerProcess, protocol, optimistic, asyncCommit, flushWithCommit, prefetch }));
       return runPhase(children.slice(0, processes), phases, ms);
     };
-    const raw = async (processes: number, sequential = false): Promise<Measured> => {
+    // A baseline on a fresh table of the events' columns, fed one admission's two stored rows.
+    const baseline = async (processes: number, kind: 'raw' | 'skeleton', sequential = false): Promise<Measured> => {
       const { rows } = await setup(pg.url, 1);
-      const table = `bench_raw_${randomBytes(5).toString('hex')}`;
+      const table = `bench_${kind}_${randomBytes(5).toString('hex')}`;
       await admin.query(rawTableSql(table));
-      const phases = Array.from({ length: processes }, (): Phase => ({ kind: 'raw', url: pg.url, table, rows, callers: callersPerProcess, sequential }));
+      const phases = Array.from({ length: processes }, (): Phase => (kind === 'raw' ? { kind, url: pg.url, table, rows, callers: callersPerProcess, sequential } : { kind, url: pg.url, table, rows, callers: callersPerProcess }));
       return runPhase(children.slice(0, processes), phases, ms);
     };
-    // Warm-up, not reported: every client process runs both kinds of phase once, so no measured phase
-    // runs on processes whose JIT is colder than another's (the 16-process phases would otherwise).
-    const skeleton = async (processes: number): Promise<Measured> => {
-      const { rows } = await setup(pg.url, 1);
-      const table = `bench_skeleton_${randomBytes(5).toString('hex')}`;
-      await admin.query(rawTableSql(table));
-      const phases = Array.from({ length: processes }, (): Phase => ({ kind: 'skeleton', url: pg.url, table, rows, callers: callersPerProcess }));
-      return runPhase(children.slice(0, processes), phases, ms);
-    };
-    // Warm-up until the figures settle: admissions/s at 16 processes rose phase after phase for the
-    // first ≈ 20 s of ledger work (1,532 → 1,662 → 1,808 → 1,718 → 1,904 → 2,010, client CPU per
-    // admission 779 → 489 µs: JIT and caches), where one short phase each used to be the warm-up.
+    const raw = (processes: number, sequential = false): Promise<Measured> => baseline(processes, 'raw', sequential);
+    const skeleton = (processes: number): Promise<Measured> => baseline(processes, 'skeleton');
+    // Warm-up, not reported: every client process runs every kind of phase, so no measured phase runs
+    // on processes whose JIT is colder than another's; the ledger's five times, since admissions/s at
+    // 16 processes rose phase after phase for its first ≈ 20 s of work (1,532 → 1,662 → 1,808 →
+    // 1,718 → 1,904 → 2,010, client CPU per admission 779 → 489 µs), where one short phase each was.
     await raw(16);
     await skeleton(16);
     for (let phase = 0; phase < (ctx.quick ? 2 : 5); phase++) await ours(16, 'one', 'advisory');

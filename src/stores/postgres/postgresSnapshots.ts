@@ -75,8 +75,6 @@ export class SnapshotWriter {
     private readonly every: number,
     private readonly readonly: boolean,
     private readonly timeoutMs: number,
-    /** A stagger in [0, 1): injectable so that tests can pin it. */
-    private readonly random: () => number = Math.random,
   ) {}
 
   /** Reads where the newest stored snapshot is (after open). */
@@ -115,7 +113,7 @@ export class SnapshotWriter {
 
   private staggeredGap(): number {
     const gap = this.gap();
-    return gap + Math.floor(this.random() * Math.floor(gap / 4 + 1));
+    return gap + Math.floor(Math.random() * Math.floor(gap / 4 + 1));
   }
 
   private async writeUnlessFresh(state: LedgerState): Promise<void> {

@@ -49,7 +49,7 @@ export interface PostgresEventStore extends AsyncEventStore {
   readonly schema: string;
   /** The seq of the snapshot the last `latestSnapshot()` returned, if any. */
   readonly openedFromSnapshotSeq: number | undefined;
-  /** Snapshots this store has written; hosts sharing a log take turns (docs/postgres.md, Snapshots). */
+  /** Snapshots this store has written; hosts sharing a log take turns (docs/postgres.md, Schema). */
   readonly snapshotsWritten: number;
 }
 
