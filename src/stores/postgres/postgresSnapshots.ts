@@ -5,6 +5,10 @@ import { snapshotGap, snapshotsKeptMax } from '../shared/snapshotPolicy';
 import { freezeJson } from '../../domain/freezeJson';
 import type { PostgresTables } from './postgresLocking';
 import type { HeldClient, PostgresPool } from './postgresPool';
+import { stringLiteral } from './postgresSql';
+
+/** Advisory lock namespace of snapshot writes ('atcs'; the log's is 'atc1', migrations' 'atcm'). */
+const snapshotLockSpace = 0x61746373;
 
 interface SnapshotRow {
   seq: string;
@@ -54,11 +58,12 @@ async function newestSnapshot(client: HeldClient, tables: PostgresTables): Promi
  *
  * Every host sharing the log folds every event, so a writer that counted only its own snapshots
  * would make each of N hosts write one per gap: N times the snapshots the log needs (measured: 432
- * instead of 28 for 56,000 events from 16 processes). Before writing, a writer therefore looks up
- * the newest stored snapshot (one short query per gap) and writes only if that one is a whole gap
- * behind; otherwise it waits until that snapshot is. Each look is put off by a random stagger of up
- * to a quarter of the gap, so that the hosts which all learnt of one snapshot do not all find it
- * stale at the same event and write together.
+ * instead of 28 for 56,000 events from 16 processes). So a writer whose gap has passed looks, in a
+ * transaction holding the log's snapshot lock (taken with try: a host finding it held skips, since
+ * another is writing), at the newest stored snapshot, and writes only if that one is a whole gap
+ * behind; otherwise it waits until that snapshot is. Under the lock one snapshot per gap is written
+ * however the hosts' looks interleave. Each look is put off by a random stagger of up to a quarter
+ * of the gap, so that hosts which learnt of the same snapshot do not all look at the same event.
  */
 export class SnapshotWriter {
   /** The head seq from which this writer next looks at the stored snapshots. */
@@ -119,16 +124,23 @@ export class SnapshotWriter {
   private async writeUnlessFresh(state: LedgerState): Promise<void> {
     const client = await this.pool.connect(performance.now() + this.timeoutMs);
     try {
+      const [, lock] = await client.queries(`BEGIN; SELECT pg_try_advisory_xact_lock(${snapshotLockSpace}, hashtext(${stringLiteral(this.tables.schema)})) AS locked`);
+      if ((lock?.rows[0] as { locked: boolean } | undefined)?.locked !== true) {
+        // Another host is writing one: look again a gap from here.
+        await client.query('ROLLBACK');
+        this.nextLookAt = state.head.seq + this.staggeredGap();
+        return;
+      }
       const newest = await newestSnapshot(client, this.tables);
       if (newest.seq > 0) this.knownBytes = newest.bytes;
       if (state.head.seq - newest.seq < this.gap()) {
         // Another host wrote one recently: look again once it is a gap behind.
+        await client.query('ROLLBACK');
         this.nextLookAt = newest.seq + this.staggeredGap();
         return;
       }
       const text = JSON.stringify(state);
-      await client.query('BEGIN');
-      await client.query(
+      const inserted = await client.query(
         `INSERT INTO ${this.tables.snapshots} (seq, head_hash, state, state_hash)
          SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM ${this.tables.events} WHERE seq = $1 AND hash = $2)
          ON CONFLICT (seq) DO NOTHING`,
@@ -136,7 +148,7 @@ export class SnapshotWriter {
       );
       await client.query(`DELETE FROM ${this.tables.snapshots} WHERE seq NOT IN (SELECT seq FROM ${this.tables.snapshots} ORDER BY seq DESC LIMIT ${snapshotsKeptMax})`);
       await client.query('COMMIT');
-      this.written++;
+      if (inserted.rowCount === 1) this.written++;
       this.knownBytes = text.length; // the gap is a rough rule: characters stand in for bytes
       this.nextLookAt = state.head.seq + this.staggeredGap();
     } catch (error) {
