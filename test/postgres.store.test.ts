@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { firstValueFrom, filter } from 'rxjs';
 import { LedgerError, openLedger, replay, shardGet, verify } from '../src';
 import { postgresStore } from '../src/postgres';
+import { snapshotLockSpace } from '../src/stores/postgres/postgresSnapshots';
 import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 import { echoTool, hour, pgLedger, pgStore } from './support/pgLedger';
 
@@ -83,7 +84,7 @@ describePg('the PostgreSQL store', () => {
   it('writes no snapshot while another host holds the log’s snapshot lock, and writes once it is free', async () => {
     const schema = freshSchema();
     const holder = await admin.connect();
-    await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(${0x61746373}, hashtext('${schema}'))`);
+    await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(${snapshotLockSpace}, hashtext('${schema}'))`);
     const calls = async (store: ReturnType<typeof pgStore>): Promise<void> => {
       const ledger = await openLedger({ store });
       await ledger.registerTool(echoTool);

@@ -8,7 +8,7 @@ import type { HeldClient, PostgresPool } from './postgresPool';
 import { stringLiteral } from './postgresSql';
 
 /** Advisory lock namespace of snapshot writes ('atcs'; the log's is 'atc1', migrations' 'atcm'). */
-const snapshotLockSpace = 0x61746373;
+export const snapshotLockSpace = 0x61746373;
 
 interface SnapshotRow {
   seq: string;
@@ -58,7 +58,7 @@ async function newestSnapshot(client: HeldClient, tables: PostgresTables): Promi
  *
  * Every host sharing the log folds every event, so a writer that counted only its own snapshots
  * would make each of N hosts write one per gap: N times the snapshots the log needs (measured: 432
- * instead of 28 for 56,000 events from 16 processes). So a writer whose gap has passed looks, in a
+ * for 56,000 events from 16 processes, where 28 would do). So a writer whose gap has passed looks, in a
  * transaction holding the log's snapshot lock (taken with try: a host finding it held skips, since
  * another is writing), at the newest stored snapshot, and writes only if that one is a whole gap
  * behind; otherwise it waits until that snapshot is. Under the lock one snapshot per gap is written
@@ -71,8 +71,7 @@ export class SnapshotWriter {
   /** The newest snapshot's size as this writer last knew it (sets the gap). */
   private knownBytes = 0;
   private writing: Promise<void> | undefined;
-  /** Snapshots this writer has written (tests and the benchmark count them). */
-  written = 0;
+  private writtenCount = 0;
 
   constructor(
     private readonly pool: PostgresPool,
@@ -106,6 +105,11 @@ export class SnapshotWriter {
         this.nextLookAt = state.head.seq + this.staggeredGap();
       })
       .finally(() => (this.writing = undefined));
+  }
+
+  /** Snapshots this writer has written (tests and the benchmark count them). */
+  get written(): number {
+    return this.writtenCount;
   }
 
   idle(): Promise<void> {
@@ -148,7 +152,7 @@ export class SnapshotWriter {
       );
       await client.query(`DELETE FROM ${this.tables.snapshots} WHERE seq NOT IN (SELECT seq FROM ${this.tables.snapshots} ORDER BY seq DESC LIMIT ${snapshotsKeptMax})`);
       await client.query('COMMIT');
-      if (inserted.rowCount === 1) this.written++;
+      if (inserted.rowCount === 1) this.writtenCount++;
       this.knownBytes = text.length; // the gap is a rough rule: characters stand in for bytes
       this.nextLookAt = state.head.seq + this.staggeredGap();
     } catch (error) {
