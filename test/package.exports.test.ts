@@ -65,18 +65,19 @@ describe('the agent-tool-capabilities/postgres subpath', () => {
   });
 });
 
-it('loads neither the MCP SDK nor the AI SDK with the root import', () => {
-  const probe = `require('agent-tool-capabilities'); const loaded = Object.keys(require.cache); console.log(JSON.stringify({ mcp: loaded.some((f) => f.includes('@modelcontextprotocol')), ai: loaded.some((f) => /[\\\\/]node_modules[\\\\/](ai|@ai-sdk)[\\\\/]/.test(f)), count: loaded.length }))`;
+it('loads neither the MCP SDK, the AI SDK nor OpenTelemetry with the root import', () => {
+  const probe = `require('agent-tool-capabilities'); const loaded = Object.keys(require.cache); console.log(JSON.stringify({ mcp: loaded.some((f) => f.includes('@modelcontextprotocol')), ai: loaded.some((f) => /[\\\\/]node_modules[\\\\/](ai|@ai-sdk)[\\\\/]/.test(f)), otel: loaded.some((f) => f.includes('@opentelemetry')), count: loaded.length }))`;
   const r = node(['-e', probe]);
   expect(r.stderr).toBe('');
-  const seen = JSON.parse(r.stdout) as { mcp: boolean; ai: boolean; count: number };
+  const seen = JSON.parse(r.stdout) as { mcp: boolean; ai: boolean; otel: boolean; count: number };
   expect(seen.count).toBeGreaterThan(1);
-  expect(seen).toMatchObject({ mcp: false, ai: false });
+  expect(seen).toMatchObject({ mcp: false, ai: false, otel: false });
 });
 
 describe.each([
   ['agent-tool-capabilities/mcp', 'ledgerMcpTools'],
   ['agent-tool-capabilities/ai-sdk', 'ledgerTools'],
+  ['agent-tool-capabilities/otel', 'instrumentLedger'],
 ])('the %s subpath', (subpath, name) => {
   it('loads with require() and import()', () => {
     const cjs = node(['-e', `const m = require('${subpath}'); console.log(typeof m.${name})`]);
