@@ -1,0 +1,82 @@
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { ExportResultCode } from '@opentelemetry/core';
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { instrumentLedger } from '../../../src/otel';
+import { oursCall, oursLedger } from '../ours';
+import { interleaved, now, round, type RemoteContender } from '../stats';
+import type { BenchContext, ScenarioResult } from './types';
+
+/** Takes every batch and drops it: the SDK's own work is measured, not a collector's. */
+const discardSpans: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: async () => undefined };
+const discardMetrics: PushMetricExporter = { export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }), forceFlush: async () => undefined, shutdown: async () => undefined };
+
+/**
+ * A contender whose rounds run with or without OpenTelemetry's AsyncLocalStorage context manager
+ * (what a host that exports traces runs): with it, Node runs a hook on every promise in the process,
+ * so it is switched per round, not left on for the plain side too.
+ */
+function contender(op: (i: number) => Promise<void>, withContext: boolean): RemoteContender {
+  return {
+    async round(start, count, into) {
+      if (withContext) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      const t0 = now();
+      for (let i = 0; i < count; i++) {
+        const c0 = now();
+        await op(start + i);
+        into[i] = now() - c0;
+      }
+      const total = now() - t0;
+      if (withContext) context.disable();
+      return total;
+    },
+  };
+}
+
+/**
+ * Scenario 14: a sequential in-memory call with `instrumentLedger` (a span per call through a batch
+ * processor, the decision counter, the duration histogram, the budget gauges) against the same call on
+ * an uninstrumented twin ledger, interleaved in rounds in one process.
+ */
+export async function otel(ctx: BenchContext): Promise<ScenarioResult> {
+  const plain = await oursLedger();
+  const traced = await oursLedger();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(discardSpans, { scheduledDelayMillis: 200, maxQueueSize: 8_192, maxExportBatchSize: 2_048 })] });
+  const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: discardMetrics, exportIntervalMillis: 1_000 })] });
+  instrumentLedger(traced.ledger, { tracerProvider, meterProvider });
+  const plainToken = plain.tokens[0] as string;
+  const tracedToken = traced.tokens[0] as string;
+  const figures = await interleaved(
+    {
+      'plain call': contender((i) => oursCall(plain.ledger, plainToken, i), false),
+      'plain call, context manager on': contender((i) => oursCall(plain.ledger, plainToken, i), true),
+      'instrumented call': contender((i) => oursCall(traced.ledger, tracedToken, i), true),
+    },
+    ctx.quick ? 4 : 10,
+    ctx.quick ? 2_000 : 10_000,
+    ctx.quick ? 1_000 : 5_000,
+  );
+  await tracerProvider.shutdown();
+  await meterProvider.shutdown();
+  await plain.ledger.close();
+  await traced.ledger.close();
+  const rate = (name: string): number => figures[name]?.opsPerSec ?? Number.NaN;
+  const median = (name: string): number => figures[name]?.medianUs ?? Number.NaN;
+  const ratio = round(rate('plain call') / rate('instrumented call'), 3);
+  return {
+    id: '14',
+    title: 'OpenTelemetry: an instrumented call (span, metrics, context manager) against a plain call (same run)',
+    figures,
+    derived: {
+      'cost ratio instrumented/plain': ratio,
+      'median ratio instrumented/plain': round(median('instrumented call') / median('plain call'), 3),
+      'cost ratio instrumented/plain with the context manager on both': round(rate('plain call, context manager on') / rate('instrumented call'), 3),
+    },
+    target: { description: 'a call with instrumentLedger costs ≤ 1.3× an uninstrumented call', value: ratio, limit: 1.3, pass: ratio <= 1.3 },
+    notes: [
+      'Sequential, in memory, the policy of scenario 1. Spans go through a BatchSpanProcessor to an exporter that drops them; metrics through a periodic reader every second.',
+      'The instrumented side runs with the AsyncLocalStorage context manager (Node runs a hook on every promise while it is on); the plain side without it. The third figure has it on for a plain call, to separate its cost from the instrumentation\'s own.',
+    ],
+  };
+}
