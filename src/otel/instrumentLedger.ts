@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import type { InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Ledger } from '../stream/types';
 import { attr, executeTool, instrumentName } from './attributes';
 import { CallEventIndex, type CallEvents } from './callEvents';
-import { LedgerMetrics } from './ledgerMetrics';
+import { LedgerMetrics, type CallMetricAttributes } from './ledgerMetrics';
 
 export interface InstrumentLedgerOptions {
   /** Default: the global tracer provider (`trace.getTracerProvider()`). */
@@ -71,45 +71,44 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
   };
 }
 
-/** Sets what the log said on the span, ends it, and returns the attributes metrics may use. */
-function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events: CallEvents | undefined): Attributes {
+/** Sets what the log said on the span (one attributes object: one validation pass), ends it, and returns the metric attributes. */
+function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events: CallEvents | undefined): CallMetricAttributes {
   if (outcome === undefined) {
     // invoke never throws for a decision; reaching here means the host's own code threw.
     span.setStatus({ code: SpanStatusCode.ERROR });
     span.setAttribute(attr.errorType, 'exception');
     span.end();
-    return { [attr.decision]: 'error' };
+    return { decision: 'error', outcome: 'error' };
   }
   const decision = events?.decision;
   const settlement = events?.settlement;
   const tool = decision?.tool;
+  const decided = decisionOf(outcome, decision?.type);
+  const attributes: Attributes = { [attr.toolCallId]: outcome.callId, [attr.decision]: decided, [attr.outcome]: outcome.status };
   if (tool !== undefined) {
     span.updateName(`${executeTool} ${tool}`);
-    span.setAttribute(attr.toolName, tool);
+    attributes[attr.toolName] = tool;
   }
-  span.setAttribute(attr.toolCallId, outcome.callId);
-  if (decision?.grantId !== undefined) span.setAttribute(attr.grantId, decision.grantId);
   if (decision !== undefined) {
-    span.setAttribute(attr.eventSeq, decision.seq);
-    span.setAttribute(attr.eventHash, decision.hash);
+    if (decision.grantId !== undefined) attributes[attr.grantId] = decision.grantId;
+    attributes[attr.eventSeq] = decision.seq;
+    attributes[attr.eventHash] = decision.hash;
   }
   if (settlement !== undefined) {
-    span.setAttribute(attr.settlementSeq, settlement.seq);
-    span.setAttribute(attr.settlementHash, settlement.hash);
+    attributes[attr.settlementSeq] = settlement.seq;
+    attributes[attr.settlementHash] = settlement.hash;
   }
-  const decided = decisionOf(outcome, decision?.type);
-  span.setAttribute(attr.decision, decided);
-  span.setAttribute(attr.outcome, outcome.status);
   if (outcome.status === 'rejected') {
-    span.setAttribute(attr.reason, outcome.reason);
-    span.setAttribute(attr.errorType, outcome.reason);
+    attributes[attr.reason] = outcome.reason;
+    attributes[attr.errorType] = outcome.reason;
     span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
   } else if (outcome.status === 'failed') {
     const reason = settlement?.type === 'call.failed' && settlement.timedOut === true ? 'timed_out' : settlement?.type === 'call.failed' && settlement.cancelled === true ? 'cancelled' : 'tool_error';
-    span.setAttribute(attr.errorType, reason);
+    attributes[attr.errorType] = reason;
     // The error's message may quote what the tool saw; only its kind goes in the span.
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
   }
+  span.setAttributes(attributes);
   span.end();
   return metricAttributes(outcome, decided, tool);
 }
@@ -125,11 +124,10 @@ function decisionOf(outcome: KeyedInvokeOutcome, logged: string | undefined): st
  * name only once the ledger has checked it is a registered tool (an agent chooses the name it sends,
  * and the reasons before `tool_not_granted` are decided before the name is looked up).
  */
-function metricAttributes(outcome: KeyedInvokeOutcome, decision: string, tool: string | undefined): Attributes {
-  const attributes: Attributes = { [attr.decision]: decision, [attr.outcome]: outcome.status };
-  if (outcome.status === 'rejected') attributes[attr.reason] = outcome.reason;
-  if (tool !== undefined && !(outcome.status === 'rejected' && uncheckedToolReasons.has(outcome.reason))) attributes[attr.toolName] = tool;
-  return attributes;
+function metricAttributes(outcome: KeyedInvokeOutcome, decision: string, tool: string | undefined): CallMetricAttributes {
+  const reason = outcome.status === 'rejected' ? outcome.reason : undefined;
+  const checkedTool = tool !== undefined && !(reason !== undefined && uncheckedToolReasons.has(reason)) ? tool : undefined;
+  return { decision, outcome: outcome.status, ...(reason !== undefined ? { reason } : {}), ...(checkedTool !== undefined ? { tool: checkedTool } : {}) };
 }
 
 const uncheckedToolReasons = new Set<string>(['unknown_token', 'revoked', 'not_yet_valid', 'expired', 'unknown_tool', 'ledger_unavailable']);
