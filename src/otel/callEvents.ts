@@ -30,7 +30,8 @@ export class CallEventIndex {
     this.running--;
     const found = callId === undefined ? undefined : this.byCall.get(callId);
     if (callId !== undefined) this.byCall.delete(callId);
-    if (this.running === 0) this.byCall.clear();
+    // Map#clear allocates a new table even when empty: only when something is left behind.
+    if (this.running === 0 && this.byCall.size > 0) this.byCall.clear();
     return found;
   }
 

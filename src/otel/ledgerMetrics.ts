@@ -30,6 +30,8 @@ export class LedgerMetrics {
   private readonly limit: ObservableGauge;
   /** Grant ids, least recently called first. */
   private readonly recent = new Set<string>();
+  /** The grant of the last call: already the most recent, nothing to move. */
+  private lastGrant: string | undefined;
   private readonly observe = (observer: BatchObservableResult): void => this.observeAll(observer);
 
   constructor(private readonly meter: Meter, private readonly ledger: Ledger, private readonly grantsMax: number) {
@@ -50,7 +52,8 @@ export class LedgerMetrics {
     }
     tally.calls++;
     this.duration.record(seconds, tally.attributes);
-    if (grantId === undefined || this.grantsMax === 0) return;
+    if (grantId === undefined || this.grantsMax === 0 || grantId === this.lastGrant) return;
+    this.lastGrant = grantId;
     this.recent.delete(grantId);
     this.recent.add(grantId);
     if (this.recent.size > this.grantsMax) {
@@ -62,6 +65,7 @@ export class LedgerMetrics {
   close(): void {
     this.meter.removeBatchObservableCallback(this.observe, [this.decisions, this.used, this.limit]);
     this.recent.clear();
+    this.lastGrant = undefined;
   }
 
   private observeAll(observer: BatchObservableResult): void {
