@@ -70,7 +70,7 @@ export interface IssueOptions {
   readonly tools: readonly string[];
   /** Narrowing JSON Schema per tool, applied to the whole arguments object. */
   readonly args?: { readonly [tool: string]: JsonObject };
-  /** Canonical scopes: 'x/' covers what is strictly below x/, 'x' only x itself. Default: none. */
+  /** Canonical scopes: 'x/' covers what is strictly below x/ (an `fs:` one also the folder x), 'x' only x itself. Default: none. */
   readonly resources?: readonly string[];
   /** Default: the clock reading at issue. */
   readonly notBefore?: number;
