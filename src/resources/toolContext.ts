@@ -3,7 +3,7 @@ import { CheckedFs, type CheckedFsHooks, type CheckedOpenFlags } from './fs/chec
 import type { FsCheck } from './fs/fsChecks';
 import type { HopFacts } from '../domain/fetchHop';
 import type { MeterAmounts } from '../domain/events';
-import { meterAmountsProblem, sortedMeters } from '../domain/meters';
+import { meterAmountsSnapshot } from '../domain/meters';
 import type { ResourceRefusalCode } from './resourceRefusedError';
 import { checkedFetch, type CheckedFetchInit, type HopGate, type ResolveHost } from './url/checkedFetch';
 
@@ -73,9 +73,10 @@ export class ToolCallContext implements HopGate {
   }
   /** What the call really used per meter; the last report counts (the ledger clamps it to the reservation). */
   report(usage: MeterAmounts): void {
-    const problem = meterAmountsProblem(usage, 'report');
-    if (problem !== undefined) throw new TypeError(problem);
-    this.reported = sortedMeters(usage);
+    // Read once, then validated: what is checked is what is charged.
+    const snapshot = meterAmountsSnapshot(usage, 'report');
+    if (!snapshot.ok) throw new TypeError(snapshot.problem);
+    this.reported = snapshot.amounts;
   }
 
   fetch(url: string | URL, init: CheckedFetchInit = {}): Promise<Response> {

@@ -2,7 +2,7 @@ import type { AdmitCommand, Command } from '../domain/commands';
 import { checkAuthority } from '../domain/decide';
 import type { MeterAmounts } from '../domain/events';
 import type { JsonObject } from '../domain/json';
-import { meterAmountsProblem, sortedMeters } from '../domain/meters';
+import { meterAmountsSnapshot } from '../domain/meters';
 import type { ArgumentCheck, ResourceCheck } from '../domain/reasons';
 import { checkResources } from '../domain/resources';
 import { shardGet } from '../domain/shardedMap';
@@ -97,10 +97,11 @@ function evaluateCost(tool: ToolDefinition<JsonObject, unknown>, args: JsonObjec
   } catch {
     return 'invalid';
   }
-  if (meterAmountsProblem(value, 'cost') !== undefined) return 'invalid';
-  const map = value as MeterAmounts;
-  // A plain copy in name order: host code may keep and change its object after the check.
-  return Object.keys(map).length === 0 ? undefined : sortedMeters(map);
+  // Read once into a plain copy in name order, then checked: host code may keep and change its
+  // object, or answer a second read differently.
+  const snapshot = meterAmountsSnapshot(value, 'cost');
+  if (!snapshot.ok) return 'invalid';
+  return Object.keys(snapshot.amounts).length === 0 ? undefined : snapshot.amounts;
 }
 
 /** Every narrowing schema along the chain (root first, the grant last) must accept the arguments. */
