@@ -436,6 +436,8 @@ class LedgerImpl implements Ledger {
       outcome = await Promise.race([run(), timeout]);
       if (outcome !== undefined) this.timeouts.cancel(admitted.callId);
     }
+    // The outcome is decided: a context the tool kept (or a tool still running after its timeout) acts no more.
+    context.end();
     stopListening();
     if (outcome !== undefined) {
       const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';

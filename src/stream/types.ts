@@ -35,7 +35,8 @@ export interface ToolContext {
    * What the call really used per meter (e.g. `{ usd_micros: 1_200 }`); the last report counts.
    * Settlement charges it, at most what `cost(args)` reserved, and releases the rest; a report above
    * the reservation (or naming a meter not reserved) charges the reservation, flagged `overrun: true`.
-   * Without a report the whole reservation is charged. A malformed report throws `TypeError`.
+   * Without a report the whole reservation is charged. A malformed report throws `TypeError`; one
+   * made after the call ended throws `ResourceRefusedError` (`call_not_running`).
    */
   report(usage: MeterAmounts): void;
 }
