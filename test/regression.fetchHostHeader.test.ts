@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLedger, verify, type Ledger, type LedgerEvent } from '../src';
+import { createLedger, verify, type JsonValue, type Ledger, type LedgerEvent } from '../src';
 
 /**
  * Issue 30 item 7: a caller-supplied `Host` header reached an ungranted virtual host on the checked
@@ -24,10 +24,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   ledger = createLedger({ resolveHost: async (host) => (host === 'granted.test' ? ['127.0.0.1'] : []) });
-  await ledger.registerTool<{ headers: unknown }>({
+  await ledger.registerTool<{ headers: JsonValue }>({
     name: 'web.get',
     inputSchema: { type: 'object', properties: { headers: {} }, required: ['headers'] },
-    run: async (args, ctx) => (await ctx.fetch(`http://granted.test:${port}/page`, { headers: args.headers as Record<string, string> })).text(),
+    run: async (args, ctx) => (await ctx.fetch(`http://granted.test:${port}/page`, { headers: args.headers as unknown as Record<string, string> })).text(),
   });
   // The host names the loopback address (it is the host's own server) and the granted virtual host.
   ({ token } = await ledger.issue({ tools: ['web.get'], resources: [`http:/granted.test:${port}/`, `http:/127.0.0.1:${port}/`], expiresAt: Date.now() + 600_000, budget: { calls: 100, inputBytes: 100_000 } }));
