@@ -36,6 +36,8 @@ function manualTimers(): { setTimer: (callback: () => void, delayMs: number) => 
 interface Kept {
   ctx: ToolContext | undefined;
   release: () => void;
+  /** Resolves with the ctx once the tool runs. */
+  started: Promise<ToolContext>;
 }
 
 /** A ledger whose `files.touch` tool keeps its ctx and waits until released (at once when `hang` is false). */
@@ -43,7 +45,8 @@ async function keepingLedger(options: { hang: boolean; callTimeoutMs?: number })
   const clock = manualClock();
   const timers = manualTimers();
   const ledger = createLedger({ clock: clock.now, setTimer: timers.setTimer });
-  const kept: Kept = { ctx: undefined, release: () => undefined };
+  let start: (ctx: ToolContext) => void = () => undefined;
+  const kept: Kept = { ctx: undefined, release: () => undefined, started: new Promise((resolve) => (start = resolve)) };
   const base = tree.allowed;
   await ledger.registerTool<{ paths: string[] }>({
     name: 'files.touch',
@@ -52,6 +55,7 @@ async function keepingLedger(options: { hang: boolean; callTimeoutMs?: number })
     cost: () => ({ usd_micros: 100 }),
     run: async (_args, ctx) => {
       kept.ctx = ctx;
+      start(ctx);
       if (options.hang) await new Promise<void>((resolve) => (kept.release = resolve));
       return 'ok';
     },
@@ -122,10 +126,10 @@ describe('a kept ctx after the call ended', () => {
   it('refuses every helper and report once the call timed out, even while the tool still runs', async () => {
     const { ledger, token, kept, fire } = await keepingLedger({ hang: true, callTimeoutMs: 1_000 });
     const pending = ledger.invoke(token, 'files.touch', { paths });
-    while (kept.ctx === undefined) await Promise.resolve();
+    const ctx = await kept.started;
     fire();
     expect(await pending).toMatchObject({ status: 'failed', error: expect.objectContaining({ name: 'TimeoutError' }) });
-    expect(await tryEveryHelper(kept.ctx)).toEqual(refusedAll('call_not_running'));
+    expect(await tryEveryHelper(ctx)).toEqual(refusedAll('call_not_running'));
     kept.release();
     expectUntouched();
     expect(verify(ledger.events()).ok).toBe(true);
@@ -138,9 +142,9 @@ describe('a running call whose signal was aborted', () => {
     const { ledger, token, kept } = await keepingLedger({ hang: true });
     const cancel = new AbortController();
     const pending = ledger.invoke(token, 'files.touch', { paths }, { signal: cancel.signal });
-    while (kept.ctx === undefined) await Promise.resolve();
+    const ctx = await kept.started;
     cancel.abort(new DOMException('stop', 'AbortError'));
-    const tried = await tryEveryHelper(kept.ctx);
+    const tried = await tryEveryHelper(ctx);
     expect(tried).toEqual({ 'open r': 'threw AbortError', 'open wx': 'threw AbortError', 'open w': 'threw AbortError', readdir: 'threw AbortError', writeFile: 'threw AbortError', rename: 'threw AbortError', report: 'acted', fetch: 'threw AbortError' });
     kept.release();
     expect(await pending).toMatchObject({ status: 'completed' });
