@@ -12,25 +12,31 @@ export interface PostgresTables {
   readonly events: string;
   readonly head: string;
   readonly snapshots: string;
+  /** The empty table a write transaction locks (migration 0003). */
+  readonly logLock: string;
+  /** The one-row table a snapshot writer row-locks, skipping when another holds it (migration 0003). */
+  readonly snapshotLock: string;
 }
 
 /**
  * How a write transaction excludes the others. Both hold a transaction-scoped lock (released by
  * COMMIT or ROLLBACK, or by the server when the connection dies), so they work behind PgBouncer in
- * transaction mode; docs/postgres.md compares them.
- * - 'advisory': `pg_advisory_xact_lock` on a key derived from the schema; writes only the events.
+ * transaction mode, and both need a privilege on a table of the ledger's schema, so a role the owner
+ * granted nothing cannot take them (the advisory lock they replace needed none: any role could stop
+ * every host); docs/postgres.md compares them.
+ * - 'tableLock': `LOCK TABLE log_lock IN EXCLUSIVE MODE` (an empty table); writes only the events.
  * - 'headRow': `SELECT … FOR UPDATE` of the one-row head table, updated with every batch.
  */
-export type LockProtocol = 'advisory' | 'headRow';
+export type LockProtocol = 'tableLock' | 'headRow';
 
-/** Advisory lock namespace of the log ('atc1'); migrations use another. */
-const logLockSpace = 0x61746331;
-
-/** BEGIN, and every wait bounded by what is left of the deadline, then the log's lock. */
+/**
+ * BEGIN, and every wait bounded by what is left of the deadline, then the log's lock. EXCLUSIVE
+ * conflicts with every mode but ACCESS SHARE, so readers (`atc serve`, `atc audit`, pg_dump) never
+ * block the writers, and taking it needs UPDATE, DELETE or TRUNCATE on `log_lock`.
+ */
 function beginAndLock(tables: PostgresTables, protocol: LockProtocol, remainingMs: number): string {
   const ms = intLiteral(Math.max(1, Math.ceil(remainingMs)));
-  const lock =
-    protocol === 'advisory' ? `SELECT pg_advisory_xact_lock(${logLockSpace}, hashtext('${tables.schema}'))` : `SELECT seq FROM ${tables.head} WHERE id FOR UPDATE`;
+  const lock = protocol === 'tableLock' ? `LOCK TABLE ${tables.logLock} IN EXCLUSIVE MODE` : `SELECT seq FROM ${tables.head} WHERE id FOR UPDATE`;
   return (
     `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${ms}; SET LOCAL statement_timeout = ${ms}; ` +
     `SET LOCAL idle_in_transaction_session_timeout = ${ms}; ${lock}`
