@@ -127,8 +127,7 @@ describePg('the PostgreSQL store', () => {
     await admin.query(`GRANT SELECT ON ${schema}.schema_migrations, ${schema}.head TO ${role}`);
     await admin.query(`GRANT SELECT, INSERT ON ${schema}.events TO ${role}`);
     await admin.query(`GRANT SELECT, INSERT, DELETE ON ${schema}.snapshots TO ${role}`);
-    await admin.query(`GRANT UPDATE ON ${schema}.log_lock TO ${role}`);
-    await admin.query(`GRANT SELECT, UPDATE ON ${schema}.snapshot_lock TO ${role}`);
+    await admin.query(`GRANT SELECT, UPDATE ON ${schema}.log_lock, ${schema}.snapshot_lock TO ${role}`);
     const asRole = url().replace('postgres://postgres@', `postgres://${role}@`);
     const store = postgresStore({ connectionString: asRole, schema, snapshotEvery: 2 });
     const ledger = await openLedger({ store });

@@ -25,8 +25,8 @@ function recordingPool(): { pool: Pool; sent: string[] } {
 
 /** The one-round-trip transaction: lock, conditional insert, asynchronous COMMIT, then the WAL flush outside the lock. */
 const oneTrip = (text: string): boolean =>
-  text.includes('.log_lock IN EXCLUSIVE MODE') && text.includes('WHERE coalesce((SELECT max(seq) FROM') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
-const lockAndRead = (text: string): boolean => text.includes('.log_lock IN EXCLUSIVE MODE') && !text.includes('INSERT');
+  text.includes('.log_lock FOR UPDATE') && text.includes('WHERE coalesce((SELECT max(seq) FROM') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
+const lockAndRead = (text: string): boolean => text.includes('.log_lock FOR UPDATE') && !text.includes('INSERT');
 
 /**
  * A store whose ledger never catches up on a timer, so that its view stays exactly what its own

@@ -68,22 +68,46 @@ describePg('a role with no grant on the ledger’s schema', () => {
     (await pgLedger(schema)).close();
     const role = `nobody_${schema}`;
     const pool = await nobody(role);
+    const locks = [`SELECT FROM ${schema}.log_lock FOR UPDATE`, `SELECT FROM ${schema}.snapshot_lock FOR UPDATE`, `LOCK TABLE ${schema}.schema_migrations IN EXCLUSIVE MODE`];
     try {
-      for (const lock of [
-        `LOCK TABLE ${schema}.log_lock IN EXCLUSIVE MODE`,
-        `SELECT FROM ${schema}.snapshot_lock FOR UPDATE`,
-        `LOCK TABLE ${schema}.schema_migrations IN EXCLUSIVE MODE`,
-      ]) {
-        await expect(pool.query(`BEGIN; ${lock}; ROLLBACK`)).rejects.toThrow(/permission denied for schema/);
-      }
-      // Even with USAGE on the schema and SELECT on every table (an auditor's grants), only the
-      // ACCESS SHARE mode is open to it, which the writers' EXCLUSIVE mode does not conflict with.
+      for (const lock of locks) await expect(pool.query(`BEGIN; ${lock}; ROLLBACK`)).rejects.toThrow(/permission denied for schema/);
+      // Nor with an auditor's grants: USAGE on the schema and SELECT on every table.
       await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
       await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
-      for (const lock of [`LOCK TABLE ${schema}.log_lock IN EXCLUSIVE MODE`, `SELECT FROM ${schema}.snapshot_lock FOR UPDATE`, `LOCK TABLE ${schema}.schema_migrations IN SHARE MODE`]) {
-        await expect(pool.query(`BEGIN; ${lock}; ROLLBACK`)).rejects.toThrow(/permission denied for table/);
-      }
+      for (const lock of locks) await expect(pool.query(`BEGIN; ${lock}; ROLLBACK`)).rejects.toThrow(/permission denied for table/);
     } finally {
+      await dropRole(pool, role);
+    }
+  });
+
+  it('with USAGE on the schema, holds the table-level locks PREPARE takes unchecked, and no host waits for it', async () => {
+    const schema = freshSchema();
+    (await pgLedger(schema)).close();
+    const role = `usage_${schema}`;
+    const pool = await nobody(role);
+    await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+    const holder: PoolClient = await pool.connect();
+    try {
+      // Parse analysis locks each table (ROW SHARE for FOR UPDATE, ROW EXCLUSIVE for DELETE) and
+      // PREPARE checks no privilege, so these hold until ROLLBACK: a `LOCK TABLE … IN EXCLUSIVE MODE`
+      // would wait for them. The ledger's row locks do not conflict with them.
+      await holder.query('BEGIN');
+      for (const table of ['log_lock', 'snapshot_lock', 'events', 'snapshots', 'head', 'schema_migrations']) {
+        await holder.query(`PREPARE lock_${table} AS SELECT FROM ${schema}.${table} FOR UPDATE`);
+        await holder.query(`PREPARE delete_${table} AS DELETE FROM ${schema}.${table}`);
+      }
+      const held = await admin.query(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND l.granted AND l.pid <> pg_backend_pid()`, [schema]);
+      expect(held.rows[0].n).toBeGreaterThanOrEqual(6);
+      const store = pgStore(schema, { timeoutMs: 2_000, snapshotEvery: 2 });
+      const ledger = await openLedger({ store });
+      await ledger.registerTool(echoTool);
+      const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 10, inputBytes: 1_000 } });
+      for (let i = 0; i < 5; i++) expect(await ledger.invoke(token, 'echo', { text: 'x' })).toMatchObject({ status: 'completed' });
+      await ledger.close();
+      expect(store.snapshotsWritten).toBeGreaterThan(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
       await dropRole(pool, role);
     }
   });

@@ -4,8 +4,8 @@ import { GroupBatcher, type RawRow } from './postgresRaw';
 
 /**
  * The ledger's write protocol with the ledger taken out: each batch is one transaction that takes a
- * transaction-scoped table lock (the ledger's `LOCK TABLE … IN EXCLUSIVE MODE`, here on the rows' own
- * table, which only this protocol writes) and reads (as one text, split but never parsed) every row other
+ * transaction-scoped advisory lock (the ledger's before issue 30; it now locks a row, which also writes
+ * a small WAL record: kept here so that this ceiling stays comparable with the runs recorded) and reads (as one text, split but never parsed) every row other
  * processes appended since this one last looked, in one round trip; then inserts the batch, commits
  * asynchronously and flushes the WAL, in a second. No body is parsed, no chain or hash checked,
  * nothing folded or decided. What this reaches bounds what any ledger using the protocol can reach.
@@ -26,7 +26,7 @@ export class SkeletonBatcher extends GroupBatcher {
     const client = await this.pool.connect();
     try {
       const read = (await client.query(
-        `BEGIN ISOLATION LEVEL READ COMMITTED; LOCK TABLE ${this.table} IN EXCLUSIVE MODE; ` +
+        `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(hashtext(${stringLiteral(this.table)})); ` +
           `SELECT max(seq) AS last, count(*) AS n, string_agg(body, E'\\n' ORDER BY seq) AS bodies FROM ${this.table} WHERE seq > ${this.lastSeen} AND seq <= 9223372036854775807`,
       )) as unknown as { rows: { last: string | null; n: string; bodies: string | null }[] }[];
       const found = read[read.length - 1]?.rows[0];

@@ -118,7 +118,7 @@ export class PostgresStore implements PostgresEventStore {
     this.schema = settings.schema;
     this.timeoutMs = settings.timeoutMs;
     this.catchUpIntervalMs = settings.catchUpIntervalMs;
-    this.protocol = internals.protocol ?? 'tableLock';
+    this.protocol = internals.protocol ?? 'lockRow';
     this.optimisticAllowed = internals.optimistic ?? true;
     this.asyncCommit = internals.asyncCommit ?? true;
     this.flushWithCommit = internals.flushWithCommit ?? true;
