@@ -24,8 +24,9 @@ interface AppliedRow {
  * is applied (unless `readonly`), once, in one transaction holding `schema_migrations` in EXCLUSIVE
  * mode, so concurrent openers on many hosts apply each exactly once; recorded migrations that differ
  * from the files (edited after release) or are newer than them are refused. A table lock, not an
- * advisory one: only a role with UPDATE, DELETE or TRUNCATE on that table (its owner) can take it,
- * where any role could hold an advisory lock and stop every upgrade.
+ * advisory one, which any role could hold to stop every upgrade: only the table's owner can take it,
+ * and a role with no grant on the schema cannot even queue. (One with USAGE on it can still delay a
+ * migration, not a host at the schema's version, by holding a weaker lock: docs/postgres.md, Locks.)
  */
 export async function migratePostgres(client: HeldClient, schema: string, migrations: readonly Migration[], readonly = false): Promise<void> {
   const s = quoteIdent(schema);
@@ -37,9 +38,7 @@ export async function migratePostgres(client: HeldClient, schema: string, migrat
   }
   try {
     if (before === undefined) await createMigrationsTable(client, s);
-    await client.query('BEGIN');
-    await client.query(`LOCK TABLE ${s}.schema_migrations IN EXCLUSIVE MODE`);
-    await client.query(`SET LOCAL search_path TO ${s}`);
+    await client.queries(`BEGIN; LOCK TABLE ${s}.schema_migrations IN EXCLUSIVE MODE; SET LOCAL search_path TO ${s}`);
     const applied = (await appliedRows(client, schema)) ?? [];
     for (const migration of migrations.slice(check(migrations, applied))) {
       await client.query(migration.sql);
@@ -53,16 +52,17 @@ export async function migratePostgres(client: HeldClient, schema: string, migrat
 }
 
 /**
- * The schema and its migrations table, if missing, each in a statement of its own (the lock above is
- * on that table). A host creating one at the same moment as another waits for it, then collides on
+ * The schema and its migrations table, if missing, each in a statement of its own, before the lock
+ * (which is on that table). A host creating one at the same moment as another waits for it, then collides on
  * the catalog's unique index (23505) or finds it made (42P06, 42P07): that is caught on the server,
  * since either way the object is there once the statement ends.
  */
 async function createMigrationsTable(client: HeldClient, s: string): Promise<void> {
   const created = (statement: string): string => `DO $$ BEGIN ${statement}; EXCEPTION WHEN unique_violation OR duplicate_schema OR duplicate_table THEN NULL; END $$`;
-  await client.query(created(`CREATE SCHEMA IF NOT EXISTS ${s}`));
-  await client.query(
-    created(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (id integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`),
+  // One message; each statement sees what was committed before it started (READ COMMITTED).
+  await client.queries(
+    `${created(`CREATE SCHEMA IF NOT EXISTS ${s}`)}; ` +
+      created(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (id integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`),
   );
 }
 
