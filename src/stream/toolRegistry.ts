@@ -37,7 +37,8 @@ export class ToolRegistry {
     let validator = this.narrowing.get(schema);
     if (validator === undefined) {
       try {
-        validator = this.compiler.compileNarrowing(schema);
+        // A child grant's narrowing is an agent's: compiled under the agent's bounds, as at attenuate.
+        validator = this.compiler.compileNarrowing(schema, grant.parentGrantId === undefined ? 'host' : 'agent');
       } catch {
         // Only a grant from a stored log can get here (issue compiles first), e.g. one issued before
         // schemas were strict: a narrowing that cannot be compiled permits nothing.

@@ -17,7 +17,8 @@ function re2(pattern: string): RegExpLike {
     throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not supported by the linear-time engine (RE2: no lookaround or backreferences): ${(error as Error).message}`);
   }
   // ajv keys its compiled patterns by `toString()`: each pattern needs its own text, as a RegExp has.
-  return { test: (text: string) => compiled.test(text), toString: () => `re2:${pattern}` };
+  const like = { test: (text: string) => compiled.test(text), toString: () => `re2:${pattern}` };
+  return like;
 }
 
 export const linearRegExp: RegExpEngine = Object.assign(re2, { code: 'linearRegExp' });
