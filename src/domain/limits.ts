@@ -17,7 +17,7 @@ export const limits = {
    * item or member (see src/tools/schemaBounds.ts) times the call's canonical bytes, summed over the
    * narrowings made by `attenuate` along the grant's chain. A call over it is `argument_not_permitted`.
    */
-  narrowingWorkMax: 2_097_152,
+  narrowingWorkMax: 4_194_304,
   /**
    * Characters of a string checked against a format whose values are short by nature (dates, times,
    * durations, e-mail addresses, host names, IP addresses, UUIDs, regexes): a longer string fails it.

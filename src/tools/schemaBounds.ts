@@ -12,14 +12,15 @@ import { fanOutKeywords, inPlaceKeywords, jsonNodes, listKeywords, mapKeywords, 
  *   (refs this walk would have to resolve the way ajv does); `$schema` only at the root;
  * - at most `schemaNestingMax` levels and `schemaNodesMax` JSON values once every `$ref` is unfolded;
  * - an agent's narrowing has no `$ref` at all.
- * It also measures the schema's fan-out weight: the JSON values applied to every item or member of
- * the arguments (under `items`, `contains`, `additionalProperties`, `patternProperties`…), where
- * cost grows with the arguments; a regular expression counts `regexWeight` (RE2 is linear but costs
- * more per character than the other keywords per node).
+ * It also measures the schema's work per byte of arguments (`fanOut`, weights below): what is applied
+ * to every item or member (under `items`, `contains`, `additionalProperties`, `patternProperties`…),
+ * plus the keywords applied once whose cost grows with the value they read (`pattern`, `uniqueItems`,
+ * `format`, `min/maxProperties`). Checking a call then costs about `fanOut × bytes` units plus the
+ * schema's size (every other node runs once, at a fixed place).
  */
 export type SchemaBounds = { readonly ok: true; readonly fanOut: number; readonly nodes: number } | { readonly ok: false; readonly problem: string };
 
-export const regexWeight = 4;
+const regexWeight = 1;
 const refusedKeywords = new Set(['$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor']);
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -70,7 +71,7 @@ export function schemaBounds(schema: JsonObject, from: 'host' | 'agent'): Schema
       const own = key === 'pattern' ? regexWeight : jsonNodes(value);
       weight += own;
     }
-    if (isObject(node.patternProperties)) weight += (regexWeight - 1) * Object.keys(node.patternProperties).length;
+    if (isObject(node.patternProperties)) weight += regexWeight * Object.keys(node.patternProperties).length;
     for (const sub of subSchemas(node, path, false)) weight += visit(sub.node, sub.path, depth + 1);
     return weight;
   };
@@ -96,23 +97,41 @@ export function schemaBounds(schema: JsonObject, from: 'host' | 'agent'): Schema
   return { ok: true, fanOut, nodes };
 }
 
-// The weight under fan-out keywords (refs are refused for agents, whose narrowings this is used for;
-// for a host schema a $ref under a fan-out keyword counts one).
+// Work units per byte of arguments, calibrated on ajv 8 and re2js 2.10 (one unit ≈ 25 ns; see
+// experiments/bench/scenarios/schemaWork.ts): a JSON value applied to every item or member may fail
+// and build an error object per item (measured up to ≈ 1 µs with ajv's messages, an item taking at least 2 bytes); a regular expression
+// applied per item or member name pays RE2's set-up (≈ 1.3 µs) each time; one applied once reads its
+// string at ≈ 25 ns a character; `uniqueItems`, `format`, `min/maxProperties` read their value once.
+const fanOutNodeWeight = 16;
+const fanOutRegexWeight = 32;
+
+// The work per byte of a schema (refs are refused for agents, whose narrowings this is used for; for
+// a host schema a $ref under a fan-out keyword counts as one value).
 function fanOutWeight(node: JsonValue): number {
-  // A node's own pattern-property regexes run on every member's name.
-  let weight = isObject(node) && isObject(node.patternProperties) ? regexWeight * Object.keys(node.patternProperties).length : 0;
+  let weight = linearWeight(node);
   for (const sub of subSchemas(node, '', false)) weight += sub.fanOut ? ownWeightDeep(sub.node) : fanOutWeight(sub.node);
   return weight;
 }
 
+// Keywords applied once but whose cost grows with the value they read (a string, an array, an
+// object's members), which may be most of the call's bytes.
+function linearWeight(node: JsonValue): number {
+  if (!isObject(node)) return 0;
+  let weight = typeof node.pattern === 'string' ? regexWeight : 0;
+  // Pattern-property regexes run on every member's name.
+  if (isObject(node.patternProperties)) weight += fanOutRegexWeight * Object.keys(node.patternProperties).length;
+  for (const key of ['uniqueItems', 'format', 'minProperties', 'maxProperties']) if (key in node) weight += 1;
+  return weight;
+}
+
 function ownWeightDeep(node: JsonValue): number {
-  if (!isObject(node)) return 1;
-  let weight = 1;
+  if (!isObject(node)) return fanOutNodeWeight;
+  let weight = fanOutNodeWeight;
   for (const [key, value] of Object.entries(node)) {
     if (isSubschemaKey(key)) continue;
-    weight += key === 'pattern' ? regexWeight : jsonNodes(value);
+    weight += key === 'pattern' ? fanOutRegexWeight : fanOutNodeWeight * jsonNodes(value);
   }
-  if (isObject(node.patternProperties)) weight += (regexWeight - 1) * Object.keys(node.patternProperties).length;
+  if (isObject(node.patternProperties)) weight += fanOutRegexWeight * Object.keys(node.patternProperties).length;
   for (const sub of subSchemas(node, '', true)) weight += ownWeightDeep(sub.node);
   return weight;
 }
