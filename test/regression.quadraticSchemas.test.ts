@@ -1,4 +1,4 @@
-import { createLedger, limits, verify, type Ledger } from '../src';
+import { createLedger, limits, verify, type JsonObject, type JsonValue, type Ledger } from '../src';
 import { SchemaCompiler } from '../src/tools/schemas';
 
 // Regression (issue 30, defect 3): keywords whose cost grew faster than the input ran inside the
@@ -10,7 +10,7 @@ import { SchemaCompiler } from '../src/tools/schemas';
 const hour = 3_600_000;
 const T0 = 1_700_000_000_000;
 
-async function ledgerWith(inputSchema: Record<string, unknown>): Promise<{ ledger: Ledger; token: string; grantId: string }> {
+async function ledgerWith(inputSchema: JsonObject): Promise<{ ledger: Ledger; token: string; grantId: string }> {
   const ledger = createLedger({ clock: () => T0 });
   await ledger.registerTool({ name: 'bulk', inputSchema, run: () => 'ran' });
   const { token, grantId } = await ledger.issue({ tools: ['bulk'], expiresAt: T0 + hour, budget: { calls: 100, inputBytes: 10_000_000 } });
@@ -82,7 +82,7 @@ describe('regression: $ref cannot unfold or recurse without bound', () => {
 
   it(`refuses a schema that unfolds to more than schemaNodesMax (${limits.schemaNodesMax}) JSON values`, () => {
     // 20 levels each referring twice to the next: small as written, 2^20 nodes unfolded.
-    const defs: Record<string, unknown> = { l20: { type: 'number' } };
+    const defs: { [name: string]: JsonValue } = { l20: { type: 'number' } };
     for (let i = 19; i >= 0; i--) defs[`l${i}`] = { allOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] };
     expect(() => new SchemaCompiler().compileToolSchema({ type: 'object', $defs: defs, properties: { a: { $ref: '#/$defs/l0' } } })).toThrow(/over the bound of 100000/);
   });
@@ -101,7 +101,7 @@ describe('regression: $ref cannot unfold or recurse without bound', () => {
   });
 
   it(`refuses a schema nested deeper than schemaNestingMax (${limits.schemaNestingMax})`, () => {
-    let deep: Record<string, unknown> = { type: 'string' };
+    let deep: JsonObject = { type: 'string' };
     for (let i = 0; i < limits.schemaNestingMax + 1; i++) deep = { not: deep };
     expect(() => new SchemaCompiler().compileNarrowing(deep)).toThrow(/nests deeper than 64/);
   });
