@@ -1,4 +1,5 @@
 import { createLedger, limits, verify, type JsonObject, type JsonValue, type Ledger } from '../src';
+import { backtrackSafe } from '../src/tools/linearRegExp';
 import { SchemaCompiler } from '../src/tools/schemas';
 
 // Regression (issue 30, defect 3): keywords whose cost grew faster than the input ran inside the
@@ -155,5 +156,18 @@ describe("regression: an agent's narrowing is bounded in work per call", () => {
     expect(await ledger.invoke(child.token, 'bulk', { s: 'drafts/a' })).toMatchObject({ status: 'completed' });
     expect(await ledger.invoke(child.token, 'bulk', { s: 'etc/passwd' })).toMatchObject({ status: 'rejected', reason: 'argument_not_permitted', message: expect.stringMatching(/\/s: pattern$/) });
     await ledger.close();
+  });
+});
+
+describe('regression: which engine runs a pattern', () => {
+  it('runs only backtracking-safe shapes on V8 (anchored, no group or alternation, one varying quantifier), the rest on RE2', () => {
+    for (const safe of ['^[a-z0-9/._-]+$', '^https?://', '^\\d{4}-\\d{2}-\\d{2}$', '^\\p{L}+$', '^[(|]+x', '^a{3}b{2,}$']) expect([safe, backtrackSafe(safe)]).toEqual([safe, true]);
+    for (const unsafe of ['^(a+)+$', 'a+b', '^a*a*b', '^x|y', '^[a-z]*={0,2}$', '^(?=a)', '^(a)\\1', '^a?a?a?aaa']) expect([unsafe, backtrackSafe(unsafe)]).toEqual([unsafe, false]);
+  });
+
+  it('gives RE2 patterns their own compiled matcher (ajv keys patterns by their text)', () => {
+    const validate = new SchemaCompiler().compileNarrowing({ properties: { a: { pattern: '(x|y)+1' }, b: { pattern: '(x|y)+2' } } });
+    expect(validate({ a: 'xy1', b: 'yx2' })).toBe(true);
+    expect(validate({ a: 'xy1', b: 'yx1' })).toBe(false);
   });
 });
