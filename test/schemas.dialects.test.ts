@@ -77,3 +77,11 @@ describe('schema dialects', () => {
     expect(() => new SchemaCompiler().compileNarrowing({ properties: { a: { $schema: 'http://json-schema.org/draft-07/schema#' } } })).toThrow(/\$schema is only read at the root/);
   });
 });
+
+describe('closing 2020-12 tuples', () => {
+  it('closes object schemas inside prefixItems as it does inside items', () => {
+    const validate = new SchemaCompiler().compileToolSchema({ type: 'object', properties: { p: { type: 'array', prefixItems: [{ type: 'object', properties: { a: { type: 'string' } } }] } } });
+    expect(validate({ p: [{ a: 'x' }] })).toBe(true);
+    expect(validate({ p: [{ a: 'x', b: 1 }] })).toBe(false);
+  });
+});

@@ -20,7 +20,7 @@ function isObject(value: unknown): value is MutableSchema {
 /**
  * Closes object schemas that forgot `additionalProperties: false`, so an agent cannot smuggle
  * properties the tool never declared. Only schemas with `properties` are closed, recursively through
- * `properties` and `items`; a schema that composes objects (allOf/anyOf/…) or sets
+ * `properties`, `items` and `prefixItems`; a schema that composes objects (allOf/anyOf/…) or sets
  * `additionalProperties`/`unevaluatedProperties`/`patternProperties` itself keeps its own rule.
  */
 export function closeObjectSchemas(schema: JsonValue): JsonValue {
@@ -40,6 +40,7 @@ export function closeObjectSchemas(schema: JsonValue): JsonValue {
   }
   if (isObject(schema.items)) out.items = closeObjectSchemas(schema.items as JsonValue);
   else if (Array.isArray(schema.items)) out.items = schema.items.map((s) => closeObjectSchemas(s));
+  if (Array.isArray(schema.prefixItems)) out.prefixItems = schema.prefixItems.map((s) => closeObjectSchemas(s));
   return out;
 }
 
