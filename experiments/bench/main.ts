@@ -17,6 +17,7 @@ import { postgres } from './scenarios/postgres';
 import { mcpProxy } from './scenarios/mcpProxy';
 import { transparency } from './scenarios/transparency';
 import { budgets } from './scenarios/budgets';
+import { schemaWork } from './scenarios/schemaWork';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -33,6 +34,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '10': mcpProxy,
   '11': transparency,
   '12': budgets,
+  '13': schemaWork,
 };
 
 /**
