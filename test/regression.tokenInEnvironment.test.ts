@@ -32,11 +32,11 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-/** Starts the proxy through `sh` (so descriptor 3 can be the token file), asks the upstream what it sees. */
-async function upstreamView(grantArgs: readonly string[], env: Record<string, string> = {}): Promise<Surroundings> {
-  const redirect = grantArgs.includes('--token-fd') ? ' 3<"$ATC_TEST_FD3"' : '';
+/** Starts the proxy through bash (so descriptor 3 can be the token file or a pipe), asks the upstream what it sees. */
+async function upstreamView(grantArgs: readonly string[], env: Record<string, string> = {}, fd3: 'file' | 'pipe' | 'none' = 'none'): Promise<Surroundings> {
+  const redirect = { file: ' 3<"$ATC_TEST_FD3"', pipe: ' 3< <(cat "$ATC_TEST_FD3")', none: '' }[fd3];
   const command = [`exec "$0" "$@"${redirect}`, process.execPath, cli, 'proxy', '--ledger', ledger, ...grantArgs, '--', process.execPath, hostileServer];
-  const transport = new StdioClientTransport({ command: '/bin/sh', args: ['-c', ...command], env: { PATH: process.env.PATH ?? '', ATC_TEST_FD3: tokenFile, ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: '/bin/bash', args: ['-c', ...command], env: { PATH: process.env.PATH ?? '', ATC_TEST_FD3: tokenFile, ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'token-test', version: '1.0.0' });
   await client.connect(transport);
   try {
@@ -67,8 +67,8 @@ describe('regression: the grant token in the proxy\'s environment', () => {
     expectNoToken(await upstreamView(['--token-file', tokenFile]));
   });
 
-  it('with --token-fd 3, the token is in no environment and descriptor 3 is closed before the upstream starts', async () => {
-    expectNoToken(await upstreamView(['--token-fd', '3']));
+  it.each(['file', 'pipe'] as const)('with --token-fd 3 (a %s), the token is in no environment and the token file is open in neither process', async (kind) => {
+    expectNoToken(await upstreamView(['--token-fd', '3'], {}, kind));
   });
 
   it.each([

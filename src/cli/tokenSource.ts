@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 
 /** More than any token (issued ones have 47 characters; the ledger reads at most 128). */
 export const tokenBytesMax = 1_024;
@@ -49,39 +50,62 @@ export function readTokenFile(file: string): string {
 /**
  * Reads the token from an inherited file descriptor (`3<token.txt`, or a pipe a launcher writes
  * and closes) until end of file, then closes it: the upstream started afterwards cannot inherit it.
- * Descriptors 0–2 are MCP's stdin/stdout and stderr, so they are refused; so is more than
- * `tokenBytesMax` bytes, and a writer that does not close within `tokenFdWaitMs`.
+ * Descriptors 0–2 are MCP's stdin/stdout and stderr, so they are refused; so is anything but a
+ * file or a pipe, more than `tokenBytesMax` bytes, and a pipe whose writer does not close within
+ * `tokenFdWaitMs`. A pipe is read through the event loop (not a blocking read in the thread pool),
+ * so giving up on a silent writer closes it and lets the process exit at once.
  */
 export async function readTokenFd(text: string): Promise<string> {
   const fd = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
   if (!(fd >= 3)) throw new TokenSourceError('--token-fd needs a descriptor number of 3 or more (0-2 are the MCP stdio and stderr)');
   const source = `--token-fd ${fd}`;
+  let stat: fs.Stats;
   try {
-    fs.fstatSync(fd);
+    stat = fs.fstatSync(fd);
   } catch {
     throw new TokenSourceError(`${source} is not an open descriptor`);
   }
-  const stream = fs.createReadStream('', { fd, autoClose: true, highWaterMark: tokenBytesMax + 1 });
-  const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+  if (stat.isFile()) return readFileFd(fd, source);
+  if (!stat.isFIFO() && !stat.isSocket()) {
+    fs.closeSync(fd);
+    throw new TokenSourceError(`${source} is neither a file nor a pipe`);
+  }
+  return tokenOf(await readPipe(fd, source), source);
+}
+
+function readFileFd(fd: number, source: string): string {
+  try {
+    const buffer = Buffer.alloc(tokenBytesMax + 1);
+    let length = 0;
+    for (let read = -1; read !== 0 && length <= tokenBytesMax; length += read) read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > tokenBytesMax) throw new TokenSourceError(`${source} is larger than ${tokenBytesMax} bytes`);
+    return tokenOf(buffer.subarray(0, length), source);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readPipe(fd: number, source: string): Promise<Buffer> {
+  const pipe = new net.Socket({ fd, readable: true, writable: false });
   const chunks: Buffer[] = [];
   let length = 0;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      timer = setTimeout(() => reject(new TokenSourceError(`${source} was not closed by its writer within ${tokenFdWaitMs} ms`)), tokenFdWaitMs);
-      stream.on('data', (chunk: Buffer | string) => {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        length += bytes.length;
-        if (length > tokenBytesMax) reject(new TokenSourceError(`${source} sent more than ${tokenBytesMax} bytes`));
-        else chunks.push(bytes);
-      });
-      stream.once('end', () => resolve());
-      stream.once('error', (error: NodeJS.ErrnoException) => reject(new TokenSourceError(`cannot read ${source}: ${error.code ?? 'error'}`)));
+  return new Promise<Buffer>((resolve, reject) => {
+    const fail = (message: string): void => {
+      pipe.destroy();
+      reject(new TokenSourceError(message));
+    };
+    const timer = setTimeout(() => fail(`${source} was not closed by its writer within ${tokenFdWaitMs} ms`), tokenFdWaitMs);
+    pipe.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > tokenBytesMax) fail(`${source} sent more than ${tokenBytesMax} bytes`);
+      else chunks.push(chunk);
     });
-  } finally {
-    clearTimeout(timer);
-    stream.destroy();
-  }
-  await closed;
-  return tokenOf(Buffer.concat(chunks), source);
+    pipe.once('error', (error: NodeJS.ErrnoException) => fail(`cannot read ${source}: ${error.code ?? 'error'}`));
+    pipe.once('end', () => {
+      clearTimeout(timer);
+      // Resolved once the descriptor is closed: the upstream is started only after that.
+      pipe.once('close', () => resolve(Buffer.concat(chunks))).destroy();
+    });
+    pipe.once('close', () => clearTimeout(timer));
+  });
 }
