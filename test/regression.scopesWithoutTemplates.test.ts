@@ -42,7 +42,7 @@ describe('regression: scopes without templates in the proxy', () => {
       if (child.status !== 'issued') throw new Error('attenuate refused');
       const log = tmp.file('server.jsonl');
       for (const token of [root.token, child.token]) {
-        await expect(startProxy({ ledger, upstream: upstream(log), grant: { token }, version: '0.0.0' })).rejects.toThrow(new ProxyStartError("tool echo has no resource template, so its calls would pass the grant's fs: scopes unchecked: give it templates (e.g. \"echo\": [\"fs:{path}\"]) or declare it resource-free (\"echo\": [])"));
+        await expect(startProxy({ ledger, upstream: upstream(log), grant: { token }, version: '0.0.0' })).rejects.toThrow(new ProxyStartError("tool echo has no resource template, so its calls would pass the grant's fs: scopes unchecked: give it templates (e.g. \"echo\": [\"fs:{path}\"]) or declare it resource-free (\"echo\": []), in the policy the grant is issued from"));
       }
       await ledger.close();
     });

@@ -79,7 +79,7 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
     }
     const recorded = grantTemplates(ledger.events(), grantId);
     const uncovered = grantCoverageProblem(ledger, grantId, recorded.templates);
-    if (uncovered !== undefined) throw new ProxyStartError(uncovered);
+    if (uncovered !== undefined) throw new ProxyStartError(`${uncovered}, in the policy the grant is issued from`);
     mapping.use(recorded.templates, recorded.fsBase);
     const server = createProxyServer({
       ledger,
