@@ -11,6 +11,8 @@ import { keepProgressBeforeResponses } from '../../src/integrations/mcp/progress
 export const root = path.resolve(__dirname, '../..');
 export const cli = path.join(root, 'dist/src/cli/main.js');
 export const loggingServer = path.join(root, 'test/fixtures/mcpLoggingServer.js');
+/** The hostile test server (forged `_meta`, escapes in names, oversized frames): test/fixtures/mcpHostileServer.js. */
+export const hostileServer = path.join(root, 'test/fixtures/mcpHostileServer.js');
 
 export function tempDir(): { readonly dir: string; file(name: string): string; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atc-mcp-'));

@@ -4,6 +4,7 @@ import { packageVersion, splitCommand, withLedgerAt } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, type Policy } from '../../integrations/mcp/policy';
 import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
+import { printable } from '../../integrations/mcp/printable';
 import { ResourceMapping } from '../../integrations/mcp/resourceMapping';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
@@ -46,13 +47,13 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
     io.err(`atc issue: ${(error as Error).message}`);
     return 2;
   }
-  return withLedgerAt('issue', parsed.values.get('ledger') as string, { create: true }, (l) => io.err(l), async (ledger) => {
+  return withLedgerAt('issue', parsed.values.get('ledger') as string, { create: true }, (l) => io.err(printable(l)), async (ledger) => {
     if (target !== undefined) {
       // Loaded only when an upstream is given: the other commands do not load the MCP SDK.
       const { attachUpstream } = await import('../../integrations/mcp/startProxy');
       const { client, tools } = await attachUpstream(ledger, target, packageVersion(), new ResourceMapping());
       await client.close();
-      for (const [name, why] of tools.refused) io.err(`atc issue: tool ${name} not registered: ${why}`);
+      for (const [name, why] of tools.refused) io.err(`atc issue: tool ${printable(name)} not registered: ${printable(why)}`);
     }
     checkPolicyTools(policy, registeredSchemas(ledger));
     const issued = await ledger.issue(policyIssueOptions(policy, Date.now()));

@@ -1,11 +1,13 @@
 import type { CliCommand } from '../command';
 import { openLedgerAt, packageVersion, splitCommand } from '../ledgerFile';
+import { readTokenFd, readTokenFile } from '../tokenSource';
 import { upstreamTarget } from '../upstreamArgs';
 import { readPolicyFile } from './issue';
 import type { Policy } from '../../integrations/mcp/policy';
+import { printable } from '../../integrations/mcp/printable';
 import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 
-const usage = `usage: atc proxy --ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-env NAME)
+const usage = `usage: atc proxy --ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-file <path> | --token-fd N | --token-env NAME)
                  [--quiet] [--on-tool-error consume|refund] [--upstream-timeout-ms N]
                  (--url <http://…> | -- <command> [args…])`;
 
@@ -15,7 +17,7 @@ const usage = `usage: atc proxy --ledger <log.sqlite | postgres://…> (--policy
  */
 export async function runProxy(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
   const split = splitCommand(args);
-  const parsed = parseOptions(split.options, ['ledger', 'policy', 'token-env', 'url', 'on-tool-error', 'upstream-timeout-ms'], ['quiet', 'help']);
+  const parsed = parseOptions(split.options, ['ledger', 'policy', 'token-env', 'token-file', 'token-fd', 'url', 'on-tool-error', 'upstream-timeout-ms'], ['quiet', 'help']);
   const fail = (message: string): number => {
     io.err(`atc proxy: ${message}`);
     return 2;
@@ -27,7 +29,9 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   }
   const policyFile = parsed.values.get('policy');
   const tokenEnv = parsed.values.get('token-env');
-  if ((policyFile === undefined) === (tokenEnv === undefined)) return fail('give exactly one of --policy or --token-env');
+  const tokenFile = parsed.values.get('token-file');
+  const tokenFd = parsed.values.get('token-fd');
+  if ([policyFile, tokenEnv, tokenFile, tokenFd].filter((v) => v !== undefined).length !== 1) return fail('give exactly one of --policy, --token-file, --token-fd or --token-env');
   const onToolError = parsed.values.get('on-tool-error') ?? 'consume';
   if (onToolError !== 'consume' && onToolError !== 'refund') return fail('--on-tool-error is consume or refund');
   const timeoutText = parsed.values.get('upstream-timeout-ms');
@@ -40,6 +44,13 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     token = process.env[tokenEnv];
     delete process.env[tokenEnv];
     if (token === undefined || token === '') return fail(`the environment variable ${tokenEnv} is not set`);
+  }
+  // A file or descriptor keeps the token out of /proc/<pid>/environ; both are closed before the upstream starts.
+  try {
+    if (tokenFile !== undefined) token = readTokenFile(tokenFile);
+    if (tokenFd !== undefined) token = await readTokenFd(tokenFd);
+  } catch (error) {
+    return fail((error as Error).message);
   }
   const target = upstreamTarget(split.command, parsed.values.get('url'));
   if (target === undefined) return fail('give the upstream: -- <command> [args…] or --url <http://…>');
@@ -59,6 +70,7 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   const { startProxy } = await import('../../integrations/mcp/startProxy');
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const { dispatchRequestsFirst } = await import('../../integrations/mcp/requestsFirst');
+  const { boundStdioFrames } = await import('../../integrations/mcp/boundedFrames');
   let ledger;
   try {
     ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, onToolError });
@@ -77,10 +89,11 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     });
   } catch (error) {
     await ledger.close();
-    io.err(`atc proxy: ${(error as Error).message}`);
+    // The message can carry the upstream's own text (a failed tools/list): escaped for the terminal.
+    io.err(`atc proxy: ${printable((error as Error).message)}`);
     return 1;
   }
-  for (const [name, why] of started.tools.refused) io.err(`atc proxy: tool ${name} refused: ${why}`);
+  for (const [name, why] of started.tools.refused) io.err(`atc proxy: tool ${printable(name)} refused: ${printable(why)}`);
   // MCP tools declare no cost, so nothing the upstream does is charged to a meter (docs/mcp.md).
   if (policy?.budget.meters !== undefined) io.err('atc proxy: budget.meters: the upstream\'s MCP tools declare no cost, so calls through this proxy charge no meter');
   report(`grant ${started.grantId}${started.issuedToken !== undefined ? ' issued from the policy' : ''}; ${started.tools.registered.size} upstream tools registered`);
@@ -94,6 +107,8 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     process.once('SIGTERM', () => resolve());
   });
   const clientTransport = new StdioServerTransport();
+  // An oversized message from the client is refused alone; the proxy keeps serving.
+  boundStdioFrames(clientTransport, 'the client', report);
   await started.server.connect(clientTransport);
   dispatchRequestsFirst(started.server, clientTransport);
   await closed;

@@ -4,6 +4,7 @@ import { isCanonicalScope } from '../../domain/resources';
 import type { JsonObject } from '../../domain/json';
 import type { IssueOptions, Ledger } from '../../stream/types';
 import { templateProblem } from './resourceTemplates';
+import { templateCoverageProblem } from './templateCoverage';
 
 /**
  * A policy file: one grant, as JSON. Only what the ledger enforces is accepted. */
@@ -137,6 +138,8 @@ export function parsePolicy(text: string): Policy {
   for (const [i, scope] of (policy.scopes ?? []).entries()) {
     if (!isCanonicalScope(scope)) throw new PolicyError(`scopes[${i}]`, "is not a canonical scope (scheme:/path, no '.', '..', empty segments, '%', '\\', control or non-NFKC characters)");
   }
+  const uncovered = templateCoverageProblem(policy.tools, policy.scopes ?? [], policy.resources ?? {});
+  if (uncovered !== undefined) throw new PolicyError('resources', uncovered);
   if (policy.fsBase !== undefined && !policy.fsBase.startsWith('/')) throw new PolicyError('fsBase', 'must be an absolute directory path');
   if ((policy.expiresIn === undefined) === (policy.expiresAt === undefined)) throw new PolicyError('expiresIn', 'give exactly one of expiresIn or expiresAt');
   if (policy.expiresIn !== undefined && !durationPattern.test(policy.expiresIn)) throw new PolicyError('expiresIn', 'must be a whole number with a unit: ms, s, m, h or d (e.g. "8h")');

@@ -14,7 +14,9 @@ import {
 import type { Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
 import { runWithRelay } from './callRelay';
+import { printable } from './printable';
 import { refusedToolResult, rejectionResult, withCallId } from './callResults';
+import { withoutLedgerMeta } from './upstreamMeta';
 import { UpstreamToolError, type UpstreamToolSet } from './upstreamTools';
 
 export interface ProxyServerOptions {
@@ -43,8 +45,8 @@ const forwarded: { readonly [method: string]: keyof ServerCapabilities } = {
   'logging/setLevel': 'logging',
 };
 
-/** A name fit for a log line: a tool name as MCP allows it, or a placeholder. */
-function printable(name: unknown): string {
+/** A client's tool name fit for a log line: a name as MCP allows it, or the ledger's placeholder. */
+function toolLabel(name: unknown): string {
   return typeof name === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : '(invalid-name)';
 }
 
@@ -74,13 +76,13 @@ export function createProxyServer(options: ProxyServerOptions): Server {
     const name = request.params.name;
     const refusal = tools.refused.get(name);
     if (refusal !== undefined) {
-      report(`${printable(name)} refused: ${refusal}`);
+      report(`${toolLabel(name)} refused: ${printable(refusal)}`);
       return refusedToolResult(name, refusal);
     }
     const relay = { progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification };
     revocations.start();
     const outcome = await runWithRelay(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => revocations.stop());
-    const tool = printable(name);
+    const tool = toolLabel(name);
     if (outcome.status === 'rejected') {
       report(`${tool} rejected ${outcome.reason} (${outcome.callId})`);
       return rejectionResult(outcome);
@@ -109,7 +111,8 @@ export function createProxyServer(options: ProxyServerOptions): Server {
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
     const capability = forwarded[request.method];
     if (capability === undefined || upstreamCapabilities[capability] === undefined) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
-    return upstream.request({ method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }, ResultSchema, { signal: extra.signal });
+    const result = await upstream.request({ method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }, ResultSchema, { signal: extra.signal });
+    return withoutLedgerMeta(result);
   };
   // The upstream's own notifications (resources updated, list changes, log messages) reach the client.
   upstream.fallbackNotificationHandler = async (notification) => {

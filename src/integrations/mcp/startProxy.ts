@@ -2,12 +2,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { sha256Hex } from '../../domain/chain';
 import { shardGet } from '../../domain/shardedMap';
+import type { ResourceTemplates } from '../../domain/events';
 import type { Ledger } from '../../stream/types';
 import { grantTemplates } from './grantTemplates';
 import { checkPolicyTools, policyIssueOptions, registeredSchemas, type Policy } from './policy';
 import { checkPolicyPaths } from './policyPaths';
 import { createProxyServer } from './proxyServer';
 import { ResourceMapping } from './resourceMapping';
+import { templateCoverageProblem } from './templateCoverage';
 import { connectUpstream, listUpstreamTools, type UpstreamTarget } from './upstream';
 import { registerUpstreamTools, type UpstreamToolSet } from './upstreamTools';
 
@@ -37,8 +39,8 @@ export class ProxyStartError extends Error {
 }
 
 /** Connects the upstream, registers its tools, lists them, and registers each with the ledger. */
-export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number): Promise<{ client: Client; tools: UpstreamToolSet }> {
-  const client = await connectUpstream(target, version);
+export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number, report?: (line: string) => void): Promise<{ client: Client; tools: UpstreamToolSet }> {
+  const client = await connectUpstream(target, version, report);
   try {
     const listed = await listUpstreamTools(client);
     const tools = await registerUpstreamTools(ledger, client, listed, mapping, timeoutMs !== undefined ? { timeoutMs } : {});
@@ -56,7 +58,7 @@ export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, ver
 export async function startProxy(options: ProxyStartOptions): Promise<StartedProxy> {
   const { ledger } = options;
   const mapping = new ResourceMapping();
-  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs);
+  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs, options.report);
   try {
     let token: string;
     let grantId: string;
@@ -64,6 +66,9 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
     if ('policy' in options.grant) {
       checkPolicyPaths(options.grant.policy);
       checkPolicyTools(options.grant.policy, registeredSchemas(ledger));
+      const { tools: granted, scopes, resources } = options.grant.policy;
+      const uncovered = templateCoverageProblem(granted, scopes ?? [], resources ?? {});
+      if (uncovered !== undefined) throw new ProxyStartError(uncovered); // before anything is issued
       ({ token, grantId } = await ledger.issue(policyIssueOptions(options.grant.policy, (options.clock ?? Date.now)())));
       issuedToken = token;
     } else {
@@ -73,6 +78,8 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
       grantId = found;
     }
     const recorded = grantTemplates(ledger.events(), grantId);
+    const uncovered = grantCoverageProblem(ledger, grantId, recorded.templates);
+    if (uncovered !== undefined) throw new ProxyStartError(`${uncovered}, in the policy the grant is issued from`);
     mapping.use(recorded.templates, recorded.fsBase);
     const server = createProxyServer({
       ledger,
@@ -87,4 +94,14 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
     await client.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The grant's tools against its templates and the scopes along its chain (a child's root may scope files). */
+function grantCoverageProblem(ledger: Ledger, grantId: string, templates: ResourceTemplates): string | undefined {
+  const grants = ledger.state().grants;
+  const grant = shardGet(grants, grantId);
+  if (grant === undefined) return undefined;
+  const chain = [grant, ...(grant.ancestors ?? []).map((id) => shardGet(grants, id))];
+  const scopes = chain.flatMap((g) => g?.scope.resources ?? []);
+  return templateCoverageProblem(grant.scope.tools, scopes, templates);
 }

@@ -5,6 +5,7 @@ import { InvalidCommandError } from '../../stream/invalidCommandError';
 import type { Ledger } from '../../stream/types';
 import { currentRelay } from './callRelay';
 import type { ResourceMapping } from './resourceMapping';
+import { withoutLedgerMeta } from './upstreamMeta';
 
 /** An upstream result with `isError: true`: the tool ran and reported a failure (settled `call.failed`). */
 export class UpstreamToolError extends Error {
@@ -61,7 +62,7 @@ async function forward(client: Client, name: string, args: JsonObject, signal: A
   const progressToken = relay?.progressToken;
   // Relayed progress is sent before the result (the client drops progress that follows its response).
   let relayed: Promise<void> = Promise.resolve();
-  const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+  const received = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
     signal,
     resetTimeoutOnProgress: true,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
@@ -70,6 +71,8 @@ async function forward(client: Client, name: string, args: JsonObject, signal: A
       : {}),
   });
   await relayed;
+  // Only the ledger writes `atc/` keys: an upstream's could forge a rejection.
+  const result = withoutLedgerMeta(received);
   if (result.isError === true) throw new UpstreamToolError(result);
   return result;
 }
