@@ -1,7 +1,7 @@
 import { eventHash, type LedgerEvent } from '../src';
 import { reproduce } from '../experiments/reproduce/reproduce';
-import { verifyEvidence, type EvidenceProblem } from '../experiments/evidence/verifyEvidence';
-import type { Evidence, LogName } from '../experiments/evidence/types';
+import { verifyEvidence, type EvidenceProblem } from '../src/evidence/verifyEvidence';
+import type { Evidence, LogName } from '../src/evidence/types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 type Doc = Mutable<Omit<Evidence, 'logs'>> & { logs: Record<LogName, LedgerEvent[]> };

@@ -39,7 +39,7 @@ it('ships typings for the entry point', () => {
 it('runs the atc binary and lists its commands', () => {
   const r = node([path.join(root, 'dist/src/cli/main.js'), '--help']);
   expect(r.status).toBe(0);
-  expect(r.stderr).toContain('usage: atc');
+  expect(r.stdout).toContain('usage: atc');
 });
 
 describe('the agent-tool-capabilities/postgres subpath', () => {

@@ -79,7 +79,8 @@ describe('atc audit', () => {
     for (const args of [[log.file, '--nope'], [log.file, '--since', 'yesterday'], [log.file, '--follow-max', '0'], []]) {
       const io = captureIo();
       expect(await runAudit(args, io)).toBe(2);
-      expect(io.stderr.at(-1)).toMatch(/usage: atc audit/);
+      expect(io.stderr[0]).toMatch(/^atc audit: (unknown option --nope|--since|--follow-max|missing <log>)/);
+      expect(io.stderr.at(-1)).toBe("run 'atc audit --help' for its options");
     }
   });
 

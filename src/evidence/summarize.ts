@@ -1,4 +1,4 @@
-import type { LedgerEvent } from '../../src';
+import type { LedgerEvent } from '../domain/events';
 import { LogIndex } from './logIndex';
 import type { CaseRecord, ConcurrencyRecord, CountPair, LogName, RevocationRecord, Summary } from './types';
 

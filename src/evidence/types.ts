@@ -1,4 +1,5 @@
-import type { LedgerEvent, RejectReason } from '../../src';
+import type { LedgerEvent } from '../domain/events';
+import type { RejectReason } from '../domain/reasons';
 
 /** Bumped whenever a field changes meaning; the verifier refuses versions it does not know. */
 export const evidenceSchemaVersion = 1;

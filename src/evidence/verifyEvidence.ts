@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { verify, type LedgerEvent } from '../../src';
-import { sequentialCases } from '../reproduce/sequentialCases';
+import type { LedgerEvent } from '../domain/events';
+import { verify } from '../verification/verify';
+import { sequentialCases } from './sequentialCases';
 import { claims, raceSetup, revocationOrder } from './claims';
 import { LogIndex } from './logIndex';
 import { evidenceShapeProblems } from './schema';

@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { rejectReasons } from '../../src';
+import { rejectReasons } from '../domain/reasons';
 import { logNames } from './types';
 
 // An evidence file is untrusted input: its shape is checked before anything reads it.

@@ -1,4 +1,4 @@
-import type { Expected } from '../evidence/types';
+import type { Expected } from './types';
 
 /** Which grant a case presents; `forged` is a well-formed token that was never issued. */
 export type GrantLabel = 'main' | 'revoked' | 'future' | 'expiring' | 'bytes' | 'metered' | 'rated' | 'keyed' | 'forged';
