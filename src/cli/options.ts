@@ -86,6 +86,8 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   const values = new Map<string, string>();
   const lists = new Map<string, string[]>();
   const flags = new Set<string>();
+  // Help wins over anything else on the line, so a mistyped option never hides it.
+  if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return 'help';
   for (const token of tokens) {
     if (token.kind === 'positional') positional.push(token.value);
     else if (token.kind === 'option-terminator') return { error: 'unexpected --' };

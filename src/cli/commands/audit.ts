@@ -135,5 +135,6 @@ function usageError(io: SqliteCliIo, message: string): number {
 
 export const auditCommand: CliCommand = {
   summary: auditSpec.summary,
+  spec: auditSpec,
   run: (args) => runAudit(args),
 };

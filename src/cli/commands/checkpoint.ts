@@ -35,5 +35,6 @@ export async function runCheckpoint(args: readonly string[], io: SqliteCliIo = s
 
 export const checkpointCommand: CliCommand = {
   summary: checkpointSpec.summary,
+  spec: checkpointSpec,
   run: (args) => runCheckpoint(args),
 };

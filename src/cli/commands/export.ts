@@ -83,5 +83,6 @@ function nonRegularOutput(path: string): string | undefined {
 
 export const exportCommand: CliCommand = {
   summary: exportSpec.summary,
+  spec: exportSpec,
   run: (args) => runExport(args),
 };

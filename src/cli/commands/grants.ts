@@ -59,5 +59,6 @@ export async function runGrants(args: readonly string[], io: SqliteCliIo = sqlit
 
 export const grantsCommand: CliCommand = {
   summary: grantsSpec.summary,
+  spec: grantsSpec,
   run: (args) => runGrants(args),
 };

@@ -68,5 +68,6 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
 
 export const issueCommand: CliCommand = {
   summary: issueSpec.summary,
+  spec: issueSpec,
   run: (args) => runIssue(args),
 };

@@ -45,5 +45,6 @@ export async function runKeygen(args: readonly string[], io: SqliteCliIo = sqlit
 
 export const keygenCommand: CliCommand = {
   summary: keygenSpec.summary,
+  spec: keygenSpec,
   run: (args) => runKeygen(args),
 };

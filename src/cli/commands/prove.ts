@@ -45,5 +45,6 @@ export async function runProve(args: readonly string[], io: SqliteCliIo = sqlite
 
 export const proveCommand: CliCommand = {
   summary: proveSpec.summary,
+  spec: proveSpec,
   run: (args) => runProve(args),
 };

@@ -118,5 +118,6 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
 
 export const proxyCommand: CliCommand = {
   summary: proxySpec.summary,
+  spec: proxySpec,
   run: (args) => runProxy(args),
 };

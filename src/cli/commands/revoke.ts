@@ -30,5 +30,6 @@ export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqlit
 
 export const revokeCommand: CliCommand = {
   summary: revokeSpec.summary,
+  spec: revokeSpec,
   run: (args) => runRevoke(args),
 };

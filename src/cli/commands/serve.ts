@@ -96,6 +96,7 @@ function usageError(io: SqliteCliIo, message: string): number {
 
 export const serveCommand: CliCommand = {
   summary: serveSpec.summary,
+  spec: serveSpec,
   run: async (args) => {
     const started = await startServe(args);
     if (typeof started === 'number') return started;

@@ -112,5 +112,6 @@ async function verifyLogPath(path: string, io: CliIo): Promise<number> {
 
 export const verifyCommand: CliCommand = {
   summary: verifySpec.summary,
+  spec: verifySpec,
   run: (args) => runVerify(args),
 };

@@ -85,5 +85,6 @@ function missingWitness(witnesses: readonly VerifierKey[], cosignedBy: readonly 
 
 export const verifyProofCommand: CliCommand = {
   summary: verifyProofSpec.summary,
+  spec: verifyProofSpec,
   run: (args) => runVerifyProof(args),
 };
