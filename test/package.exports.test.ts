@@ -65,6 +65,23 @@ describe('the agent-tool-capabilities/postgres subpath', () => {
   });
 });
 
+it('the root import loads no better-sqlite3 until sqliteStore is first called, and no pg, OpenTelemetry, web or experiments code', () => {
+  const probe = `
+    const has = (re) => Object.keys(require.cache).some((f) => re.test(f));
+    const seen = () => ({ sqlite: has(/[\\\\/]node_modules[\\\\/]better-sqlite3[\\\\/]/), pg: has(/[\\\\/]node_modules[\\\\/]pg[\\\\/]/), otel: has(/@opentelemetry/), web: has(/[\\\\/]dist[\\\\/](src[\\\\/])?web[\\\\/]/), experiments: has(/[\\\\/]experiments[\\\\/]/) });
+    const m = require('agent-tool-capabilities');
+    const before = seen();
+    const store = m.sqliteStore({ path: ':memory:' });
+    const after = seen();
+    store.close();
+    console.log(JSON.stringify({ before, after }));`;
+  const r = node(['-e', probe]);
+  expect(r.stderr).toBe('');
+  const { before, after } = JSON.parse(r.stdout) as { before: Record<string, boolean>; after: Record<string, boolean> };
+  expect(before).toEqual({ sqlite: false, pg: false, otel: false, web: false, experiments: false });
+  expect(after).toMatchObject({ sqlite: true, pg: false });
+});
+
 it('loads neither the MCP SDK nor the AI SDK with the root import', () => {
   const probe = `require('agent-tool-capabilities'); const loaded = Object.keys(require.cache); console.log(JSON.stringify({ mcp: loaded.some((f) => f.includes('@modelcontextprotocol')), ai: loaded.some((f) => /[\\\\/]node_modules[\\\\/](ai|@ai-sdk)[\\\\/]/.test(f)), count: loaded.length }))`;
   const r = node(['-e', probe]);

@@ -31,6 +31,17 @@ export const seedNotes: { readonly [path: string]: string } = {
   'argv-vault/key': 'argv-vault-secret',
 };
 
+/**
+ * The seed's experiment had 25 sequential cases (3 allowed, 22 adversarial); they come first in the
+ * table below, in order, and the cases added since (meters, rate windows, idempotency keys) follow.
+ */
+export const seedCaseCount = 25;
+
+/** Whether the case of this name is one of the seed's 25. */
+export function isSeedCase(name: string): boolean {
+  return sequentialCases.slice(0, seedCaseCount).some((c) => c.name === name);
+}
+
 const admitted: Expected = { outcome: 'admitted' };
 const rejected = (reason: NonNullable<Expected['reason']>): Expected => ({ outcome: 'rejected', reason });
 

@@ -48,7 +48,7 @@ export function printEvidenceReport(path: string, report: EvidenceReport, io: Cl
   io.err(`NOT VERIFIED: ${report.problems.length} problem(s)`);
 }
 
-/** Verifies an evidence file written by `atc reproduce`: exit 0 verified, 1 a problem (tampering), 2 unreadable. */
+/** Verifies an evidence file written by `npm run reproduce`: exit 0 verified, 1 a problem (tampering), 2 unreadable. */
 export function verifyEvidenceFile(path: string, io: CliIo): number {
   let text: string;
   try {
