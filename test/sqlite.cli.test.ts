@@ -42,12 +42,12 @@ describe('atc audit', () => {
   });
   afterAll(() => log.ledger.close());
 
-  it('prints every decision as a table: time, seq, grant, tool, decision, reason, bytes', async () => {
+  it('prints every decision as a table: time, seq, grant, tool, decision, reason, outcome, bytes', async () => {
     const io = captureIo();
     expect(await runAudit([log.file], io)).toBe(0);
-    expect(io.stdout[0]).toMatch(/^time\s+seq\s+grant\s+tool\s+decision\s+reason\s+bytes$/);
+    expect(io.stdout[0]).toMatch(/^time\s+seq\s+grant\s+tool\s+decision\s+reason\s+outcome\s+bytes$/);
     expect(io.stdout).toHaveLength(5);
-    expect(io.stdout[3]?.split(/\s+/)).toEqual(['2025-01-01T00:01:00.000Z', '9', log.a.grantId, 'notes.write', 'rejected', 'call_budget_exhausted', '11']);
+    expect(io.stdout[3]?.split(/\s+/)).toEqual(['2025-01-01T00:01:00.000Z', '9', log.a.grantId, 'notes.write', 'rejected', 'call_budget_exhausted', '-', '11']);
   });
 
   it('--json prints one JSON object per decision', async () => {

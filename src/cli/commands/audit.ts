@@ -10,7 +10,7 @@ export const auditSpec: CommandSpec = {
   name: 'audit',
   summary: 'print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)',
   usage: ['<log.sqlite | postgres://…[?schema=atc]> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json] [--follow [--interval ms] [--follow-max N]]', '<log.sqlite | postgres://…> --tree [--at ISO|ms] [--json]'],
-  description: 'One line per decision: time, seq, grant, tool, decision (admitted or the reject reason) and outcome (completed, failed with its error code, timed out, running). Never a token or an argument value.',
+  description: 'One line per decision: time, seq, grant, tool, decision, reject reason, and what became of an admitted call (completed, failed, timed out, cancelled, or in flight). Never a token or an argument value.',
   operands: { name: '<log>', min: 1, max: 1 },
   options: [
     { name: 'grant', value: 'ID', description: 'only the decisions on this grant' },
