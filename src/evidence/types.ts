@@ -1,7 +1,9 @@
-import type { LedgerEvent, RejectReason } from '../../src';
+import type { LedgerEvent } from '../domain/events';
+import type { RejectReason } from '../domain/reasons';
 
 /** Bumped whenever a field changes meaning; the verifier refuses versions it does not know. */
-export const evidenceSchemaVersion = 1;
+/** 2: `summary.sequentialSeed`, the seed's 25 cases apart from those added since. */
+export const evidenceSchemaVersion = 2;
 
 export type Outcome = 'admitted' | 'rejected';
 
@@ -77,13 +79,19 @@ export interface CountPair {
   readonly rejected: number;
 }
 
+/** Counts over a set of sequential cases. */
+export interface SequentialCounts {
+  readonly allowed: { readonly total: number; readonly admitted: number };
+  readonly adversarial: { readonly total: number; readonly rejected: number };
+  readonly rejectedThatModifiedStore: number;
+}
+
 /** The published table, as numbers. */
 export interface Summary {
-  readonly sequential: {
-    readonly allowed: { readonly total: number; readonly admitted: number };
-    readonly adversarial: { readonly total: number; readonly rejected: number };
-    readonly rejectedThatModifiedStore: number;
-  };
+  /** Every sequential case (the seed's and those added since). */
+  readonly sequential: SequentialCounts;
+  /** The seed's 25 cases alone, to read against the seed's published table. */
+  readonly sequentialSeed: SequentialCounts;
   readonly concurrencyCalls: CountPair;
   readonly concurrencyBytes: CountPair;
   readonly revocation: { readonly admittedCallCompleted: boolean; readonly laterCallRejected: boolean };

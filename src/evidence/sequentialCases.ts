@@ -1,4 +1,4 @@
-import type { Expected } from '../evidence/types';
+import type { Expected } from './types';
 
 /** Which grant a case presents; `forged` is a well-formed token that was never issued. */
 export type GrantLabel = 'main' | 'revoked' | 'future' | 'expiring' | 'bytes' | 'metered' | 'rated' | 'keyed' | 'forged';
@@ -30,6 +30,17 @@ export const seedNotes: { readonly [path: string]: string } = {
   'drafts/argv-dir/one': 'argv-dir-text',
   'argv-vault/key': 'argv-vault-secret',
 };
+
+/**
+ * The seed's experiment had 25 sequential cases (3 allowed, 22 adversarial); they come first in the
+ * table below, in order, and the cases added since (meters, rate windows, idempotency keys) follow.
+ */
+export const seedCaseCount = 25;
+
+/** Whether the case of this name is one of the seed's 25. */
+export function isSeedCase(name: string): boolean {
+  return sequentialCases.slice(0, seedCaseCount).some((c) => c.name === name);
+}
 
 const admitted: Expected = { outcome: 'admitted' };
 const rejected = (reason: NonNullable<Expected['reason']>): Expected => ({ outcome: 'rejected', reason });

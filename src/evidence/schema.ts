@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { rejectReasons } from '../../src';
+import { rejectReasons } from '../domain/reasons';
 import { logNames } from './types';
 
 // An evidence file is untrusted input: its shape is checked before anything reads it.
@@ -58,12 +58,14 @@ const revocation = object(
 );
 const pair = object({ attempts: count, admitted: count, rejected: count });
 const bool = { type: 'boolean' };
+const sequentialCounts = object({
+  allowed: object({ total: count, admitted: count }),
+  adversarial: object({ total: count, rejected: count }),
+  rejectedThatModifiedStore: count,
+});
 const summary = object({
-  sequential: object({
-    allowed: object({ total: count, admitted: count }),
-    adversarial: object({ total: count, rejected: count }),
-    rejectedThatModifiedStore: count,
-  }),
+  sequential: sequentialCounts,
+  sequentialSeed: sequentialCounts,
   concurrencyCalls: pair,
   concurrencyBytes: pair,
   revocation: object({ admittedCallCompleted: bool, laterCallRejected: bool }),

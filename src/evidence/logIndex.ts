@@ -1,4 +1,4 @@
-import type { LedgerEvent } from '../../src';
+import type { LedgerEvent } from '../domain/events';
 
 type Decision = Extract<LedgerEvent, { type: 'call.admitted' | 'call.rejected' }>;
 type Settlement = Extract<LedgerEvent, { type: 'call.completed' | 'call.failed' }>;

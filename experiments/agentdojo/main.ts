@@ -1,13 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runAgentdojo } from '../../../experiments/agentdojo/experiment';
-import { resultsJson } from '../../../experiments/agentdojo/resultsJson';
-import { formatAgentdojoTable } from '../../../experiments/agentdojo/table';
-import type { CliCommand } from '../command';
-import { processIo, type CliIo } from './verify';
+import { runAgentdojo } from './experiment';
+import { resultsJson } from './resultsJson';
+import { formatAgentdojoTable } from './table';
+import { processIo, type CliIo } from '../../src/cli/commands/verify';
 
 const defaultOutput = 'results/agentdojo.json';
-const usage = `usage: atc agentdojo [--output <file>] [--data <dir>]
+const usage = `usage: npm run agentdojo -- [--output <file>] [--data <dir>]
 
 Replays AgentDojo's ground-truth calls (benign user tasks and prompt-injection attacks) through the
 ledger under least-privilege grants (policy A: tools only; B: tools + host facts) and writes the
@@ -32,7 +31,7 @@ function parse(args: readonly string[]): { output: string; dataDir?: string } | 
   return dataDir === undefined ? { output } : { output, dataDir };
 }
 
-/** `atc agentdojo`: exit 0 when every ledger log verifies and matches what invoke returned, else 1; 2 on bad usage. */
+/** `npm run agentdojo`: exit 0 when every ledger log verifies and matches what invoke returned, else 1; 2 on bad usage. */
 export async function runAgentdojoCommand(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = parse(args);
   if (parsed === 'help') {
@@ -40,7 +39,7 @@ export async function runAgentdojoCommand(args: readonly string[], io: CliIo = p
     return 0;
   }
   if (typeof parsed === 'string') {
-    io.err(`atc agentdojo: ${parsed}\n${usage}`);
+    io.err(`agentdojo: ${parsed}\n${usage}`);
     return 2;
   }
   const { results } = await runAgentdojo({ ...(parsed.dataDir !== undefined ? { dataDir: parsed.dataDir } : {}), onProgress: (line) => io.out(line) });
@@ -54,13 +53,21 @@ export async function runAgentdojoCommand(args: readonly string[], io: CliIo = p
   const bad = Object.entries(results.logs).filter(([, l]) => l === undefined || !l.verify.ok || !l.decisionsMatchInvoke || !l.toolRunsMatchAdmissions);
   io.out(`wrote ${parsed.output} in ${results.durationMs} ms (${Object.keys(results.logs).length} ledger logs, ${bad.length === 0 ? 'all verify' : `${bad.length} do NOT verify`})`);
   if (bad.length > 0) {
-    io.err(`atc agentdojo: logs failing verification or cross-checks: ${bad.map(([k]) => k).join(', ')}`);
+    io.err(`agentdojo: logs failing verification or cross-checks: ${bad.map(([k]) => k).join(', ')}`);
     return 1;
   }
   return 0;
 }
 
-export const agentdojoCommand: CliCommand = {
-  summary: `replay AgentDojo tasks and attacks under least-privilege grants (default ${defaultOutput})`,
-  run: (args) => runAgentdojoCommand(args),
-};
+// Run as a script (`npm run agentdojo`), never from the product CLI: the package does not ship experiments/.
+if (require.main === module) {
+  runAgentdojoCommand(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`agentdojo: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,15 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { claims } from '../../../experiments/evidence/claims';
-import { formatSummary } from '../../../experiments/evidence/summaryTable';
-import { packageRoot, revisionOf } from '../../../experiments/reproduce/environment';
-import { reproduce } from '../../../experiments/reproduce/reproduce';
-import type { CliCommand } from '../command';
-import { processIo, type CliIo } from './verify';
+import { claims } from '../../src/evidence/claims';
+import { formatSummary } from '../../src/evidence/summaryTable';
+import { packageRoot, revisionOf } from './environment';
+import { reproduce } from './reproduce';
+import { processIo, type CliIo } from '../../src/cli/commands/verify';
 
 const defaultOutput = 'build/new-run.json';
-const usage = `usage: atc reproduce [--output <file>] [--require-clean]
+const usage = `usage: npm run reproduce -- [--output <file>] [--require-clean]
 
 Runs the experiment (31 sequential cases, two 64-attempt concurrency runs on 8 worker threads,
 two revocation runs) and writes the evidence file (default ${defaultOutput}).
@@ -37,7 +36,7 @@ function parse(args: readonly string[]): ReproduceArgs | 'help' | string {
   return { output, requireClean };
 }
 
-/** `atc reproduce`: exit 0 when the run reproduces every claim, 1 when it does not, 2 on bad usage. */
+/** `npm run reproduce -- [--output F]`: exit 0 when the run reproduces every claim, 1 when it does not, 2 on bad usage. */
 export async function runReproduce(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = parse(args);
   if (parsed === 'help') {
@@ -45,13 +44,13 @@ export async function runReproduce(args: readonly string[], io: CliIo = processI
     return 0;
   }
   if (typeof parsed === 'string') {
-    io.err(`atc reproduce: ${parsed}\n${usage}`);
+    io.err(`reproduce: ${parsed}\n${usage}`);
     return 2;
   }
   if (parsed.requireClean) {
     const revision = revisionOf(packageRoot());
     if (revision.commit === null || revision.dirty !== false) {
-      io.err(`atc reproduce: --require-clean: ${revision.commit === null ? 'no git revision found' : 'the tree has local changes (git status --porcelain is not empty)'}`);
+      io.err(`reproduce: --require-clean: ${revision.commit === null ? 'no git revision found' : 'the tree has local changes (git status --porcelain is not empty)'}`);
       return 1;
     }
   }
@@ -60,15 +59,23 @@ export async function runReproduce(args: readonly string[], io: CliIo = processI
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(evidence, null, 2)}\n`);
   io.out(`\n${formatSummary(evidence.summary, claims)}\n`);
-  io.out(`wrote ${parsed.output} in ${evidence.durationMs} ms (revision ${evidence.revision.commit ?? 'unknown'}${evidence.revision.dirty === true ? ', dirty tree' : ''}); check it with: atc verify ${parsed.output}`);
+  io.out(`wrote ${parsed.output} in ${evidence.durationMs} ms (revision ${evidence.revision.commit ?? 'unknown'}${evidence.revision.dirty === true ? ', dirty tree' : ''}); check it with: npm run verify -- ${parsed.output}`);
   if (!isDeepStrictEqual(evidence.summary, claims)) {
-    io.err('atc reproduce: the run did NOT reproduce every claim (see the table)');
+    io.err('reproduce: the run did NOT reproduce every claim (see the table)');
     return 1;
   }
   return 0;
 }
 
-export const reproduceCommand: CliCommand = {
-  summary: `run the experiment and write its evidence file (default ${defaultOutput})`,
-  run: (args) => runReproduce(args),
-};
+// Run as a script (`npm run reproduce`), never from the product CLI: the package does not ship experiments/.
+if (require.main === module) {
+  runReproduce(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`reproduce: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

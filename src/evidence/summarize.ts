@@ -1,6 +1,7 @@
-import type { LedgerEvent } from '../../src';
+import type { LedgerEvent } from '../domain/events';
 import { LogIndex } from './logIndex';
-import type { CaseRecord, ConcurrencyRecord, CountPair, LogName, RevocationRecord, Summary } from './types';
+import { isSeedCase } from './sequentialCases';
+import type { CaseRecord, ConcurrencyRecord, CountPair, LogName, RevocationRecord, SequentialCounts, Summary } from './types';
 
 /** The parts of an evidence file the summary is computed from. */
 export interface SummaryInputs {
@@ -37,6 +38,18 @@ function revocationSteps(log: LogIndex, record: RevocationRecord, settledAs: 'ca
   return { settled, laterRejected };
 }
 
+function sequentialCounts(log: LogIndex, cases: readonly CaseRecord[]): SequentialCounts {
+  const decisionOf = (c: CaseRecord) => log.decisions.get(c.observed.callId);
+  const allowed = cases.filter((c) => c.kind === 'allowed');
+  const adversarial = cases.filter((c) => c.kind === 'adversarial');
+  const rejectedCases = adversarial.filter((c) => decisionOf(c)?.type === 'call.rejected');
+  return {
+    allowed: { total: allowed.length, admitted: allowed.filter((c) => decisionOf(c)?.type === 'call.admitted').length },
+    adversarial: { total: adversarial.length, rejected: rejectedCases.length },
+    rejectedThatModifiedStore: rejectedCases.filter((c) => c.storeDigestBefore !== c.storeDigestAfter || c.toolRuns !== 0).length,
+  };
+}
+
 /**
  * Recomputes the published table from the logs: every count comes from the logged decisions, found
  * by the call ids the records name. Only the store digests and `abortObserved` come from the records
@@ -44,18 +57,11 @@ function revocationSteps(log: LogIndex, record: RevocationRecord, settledAs: 'ca
  */
 export function summarize(inputs: SummaryInputs): Summary {
   const sequential = new LogIndex(inputs.logs.sequential);
-  const decisionOf = (c: CaseRecord) => sequential.decisions.get(c.observed.callId);
-  const allowed = inputs.cases.filter((c) => c.kind === 'allowed');
-  const adversarial = inputs.cases.filter((c) => c.kind === 'adversarial');
-  const rejectedCases = adversarial.filter((c) => decisionOf(c)?.type === 'call.rejected');
   const complete = revocationSteps(new LogIndex(inputs.logs.revocation), inputs.revocation.complete, 'call.completed');
   const abort = revocationSteps(new LogIndex(inputs.logs.revocationAbort), inputs.revocation.abort, 'call.failed');
   return {
-    sequential: {
-      allowed: { total: allowed.length, admitted: allowed.filter((c) => decisionOf(c)?.type === 'call.admitted').length },
-      adversarial: { total: adversarial.length, rejected: rejectedCases.length },
-      rejectedThatModifiedStore: rejectedCases.filter((c) => c.storeDigestBefore !== c.storeDigestAfter || c.toolRuns !== 0).length,
-    },
+    sequential: sequentialCounts(sequential, inputs.cases),
+    sequentialSeed: sequentialCounts(sequential, inputs.cases.filter((c) => isSeedCase(c.name))),
     concurrencyCalls: race(new LogIndex(inputs.logs.concurrencyCalls), inputs.concurrency.calls),
     concurrencyBytes: race(new LogIndex(inputs.logs.concurrencyBytes), inputs.concurrency.bytes),
     revocation: { admittedCallCompleted: complete.settled, laterCallRejected: complete.laterRejected },
