@@ -62,10 +62,12 @@ function toolProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObject> |
 
 function narrowingProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObject> | undefined): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
-  const compiler = new SchemaCompiler();
-  for (const [tool, narrowing] of Object.entries(policy.args ?? {})) {
+  const entries = Object.entries(policy.args ?? {});
+  // One compiler per check (it caches every schema it compiles), made only when there is a narrowing.
+  const compiler = entries.length > 0 ? new SchemaCompiler() : undefined;
+  for (const [tool, narrowing] of entries) {
     try {
-      compiler.compileNarrowing(narrowing);
+      compiler?.compileNarrowing(narrowing);
     } catch (error) {
       problems.push({ pointer: pointer('args', tool), code: 'narrowing_invalid', message: `does not compile: ${(error as Error).message}` });
       continue;
