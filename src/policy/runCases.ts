@@ -23,7 +23,8 @@ export interface RunCasesResult {
   readonly skippedTools: readonly { readonly name: string; readonly why: string }[];
 }
 
-const anyArguments: JsonObject = { type: 'object' };
+// `additionalProperties: true` said outright: the ledger refuses properties a schema does not declare.
+const anyArguments: JsonObject = { type: 'object', additionalProperties: true };
 
 /**
  * Decides sample calls under a policy in a scratch in-memory ledger: the tools registered with
