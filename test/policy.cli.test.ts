@@ -157,6 +157,17 @@ describe('atc policy test', () => {
     expect(await refused(`[${' '.repeat(8 * 1_048_576)}]`)).toMatch(/larger than/);
   });
 
+  it('prints names from the files with control characters escaped, never as terminal escapes', async () => {
+    const r = await run(['test', json('p.json', notes), json('cases.json', [{ tool: 'x\u001b[2J', args: {}, expect: 'admitted' }])]);
+    expect(r.out).toContain('x\\u{1b}[2J');
+    expect(r.out).not.toContain('\u001b');
+    const log = tmp.file('l.sqlite');
+    await logWithNotes(log);
+    const c = await run(['check', json('p2.json', { ...notes, args: { write_note: { properties: { 'a\u009bb': { maxLength: 1 } } } } }), '--ledger', log]);
+    expect(c.out).toContain('/args/write_note/properties/a\\u{9b}b undeclared_property');
+    expect(c.out).not.toContain('\u009b');
+  });
+
   it('the built CLI runs it: atc policy test exits 1 on a mismatch, 0 when all match', () => {
     const policy = json('p.json', notes);
     expect(atc(['policy', 'test', policy, json('ok.json', [cases[0]])]).status).toBe(0);

@@ -77,8 +77,8 @@ function narrowingProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObje
     for (const use of undeclaredInNarrowing(narrowing, inputSchema)) {
       const message =
         use.kind === 'property'
-          ? `narrows property ${JSON.stringify(use.name)}, which ${tool}'s inputSchema does not declare: the rule constrains nothing`
-          : `requires property ${JSON.stringify(use.name)}, which ${tool}'s inputSchema does not declare: every call would be refused`;
+          ? `narrows property ${JSON.stringify(use.name)}, which the inputSchema of ${JSON.stringify(tool)} does not declare: the rule constrains nothing`
+          : `requires property ${JSON.stringify(use.name)}, which the inputSchema of ${JSON.stringify(tool)} does not declare: every call would be refused`;
       problems.push({ pointer: pointer('args', tool, ...use.at), code: 'undeclared_property', message });
     }
   }
@@ -92,7 +92,7 @@ function templateProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObjec
     if (declared === undefined) continue;
     templates.forEach((template, i) => {
       for (const name of templateArguments(template)) {
-        if (!declared.has(name)) problems.push({ pointer: pointer('resources', tool, i), code: 'undeclared_argument', message: `names argument ${JSON.stringify(name)}, which ${tool}'s inputSchema does not declare: every call would be invalid_resource` });
+        if (!declared.has(name)) problems.push({ pointer: pointer('resources', tool, i), code: 'undeclared_argument', message: `names argument ${JSON.stringify(name)}, which the inputSchema of ${JSON.stringify(tool)} does not declare: every call would be invalid_resource` });
       }
     });
   }

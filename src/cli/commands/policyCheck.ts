@@ -2,6 +2,7 @@ import type { SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
 import { checkPolicy, type PolicyProblem } from '../../policy/checkPolicy';
 import type { PolicyArgs } from './policyArgs';
 import { loadPolicyTools, readBoundedText } from '../policyTools';
+import { printable } from '../printable';
 
 const sourceNames = { upstream: 'the upstream', log: 'the log', none: 'no tool list' } as const;
 
@@ -26,7 +27,7 @@ export async function runPolicyCheck(args: PolicyArgs, io: SqliteCliIo, now: num
   if (args.json) {
     await io.out(JSON.stringify({ ok: problems.length === 0, tools: args.tools.kind, problems }));
   } else {
-    for (const p of problems) await io.out(`${file}#${p.pointer} ${p.code}: ${p.message}`);
+    for (const p of problems) await io.out(printable(`${file}#${p.pointer} ${p.code}: ${p.message}`));
     const against = tools === undefined ? sourceNames.none : `${tools.length} tools from ${sourceNames[args.tools.kind]}`;
     await io.out(problems.length === 0 ? `ok: no problems (checked against ${against})` : `${problems.length} problem(s) (checked against ${against})`);
   }

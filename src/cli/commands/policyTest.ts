@@ -4,10 +4,11 @@ import { casesBytesMax, parsePolicyCases, type PolicyCase } from '../../policy/p
 import { runPolicyCases, type CaseResult } from '../../policy/runCases';
 import type { PolicyArgs } from './policyArgs';
 import { loadPolicyTools, readBoundedText } from '../policyTools';
+import { printable } from '../printable';
 
 function line(r: CaseResult): string {
   const label = r.name !== undefined ? ` ${JSON.stringify(r.name)}` : '';
-  return `${r.ok ? 'ok  ' : 'FAIL'} #${r.index}${label} ${r.tool} at ${new Date(r.at).toISOString()}: expected ${r.expected}, got ${r.actual}`;
+  return `${r.ok ? 'ok  ' : 'FAIL'} #${r.index}${label} ${printable(r.tool)} at ${new Date(r.at).toISOString()}: expected ${r.expected}, got ${r.actual}`;
 }
 
 /**
@@ -32,7 +33,7 @@ export async function runPolicyTest(args: PolicyArgs, io: SqliteCliIo, now: numb
     io.err(`atc policy test: ${(error as Error).message}`);
     return 2;
   }
-  for (const skipped of run.skippedTools) io.err(`atc policy test: tool ${skipped.name} not registered: ${skipped.why}`);
+  for (const skipped of run.skippedTools) io.err(printable(`atc policy test: tool ${skipped.name} not registered: ${skipped.why}`));
   const failed = run.results.filter((r) => !r.ok).length;
   if (args.json) await io.out(JSON.stringify({ ok: failed === 0, results: run.results }));
   else {
