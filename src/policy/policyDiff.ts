@@ -1,10 +1,10 @@
 import type { Command } from '../domain/commands';
 import { decide } from '../domain/decide';
 import type { EventPayload, GrantScope, LedgerEvent, ResourceTemplates } from '../domain/events';
-import { evolve } from '../domain/evolve';
 import { ancestorRecords } from '../domain/grantChain';
 import { shardGet } from '../domain/shardedMap';
-import { initialState, type LedgerState } from '../domain/state';
+import { initialState } from '../domain/state';
+import { TransientState } from '../domain/transientState';
 import { policyIssueOptions, type Policy } from '../integrations/mcp/policy';
 import { commandFromEvent } from '../verification/commandFromEvent';
 import { candidateChecks, loggedOutcome, relevantOpen, type CallDecision, type OpenRule, type ToolRules } from './candidateChecks';
@@ -71,7 +71,8 @@ const rootOfEvent = (e: LedgerEvent, rootOf: ReadonlyMap<string, string>): strin
  * what is re-decided and what is taken as passing. Pure: no clock, no I/O.
  */
 export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, options: { readonly grantId?: string } = {}): PolicyDiff {
-  let state: LedgerState = initialState;
+  // One transient fold, as verify's: each trie path is copied once per batch of events.
+  const fold = new TransientState(initialState);
   const rootOf = new Map<string, string>();
   const roots = new Map<string, RootInfo>();
   const changes: DecisionChange[] = [];
@@ -79,11 +80,11 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
   const refused: { seq: number; grantId: string; message: string }[] = [];
   let calls = 0;
   let unavailable = 0;
-  const fold = (e: LedgerEvent, payloads: readonly EventPayload[]): void => {
-    for (const p of payloads) state = evolve(state, { ...p, seq: e.seq, at: e.at, prevHash: e.prevHash, hash: e.hash } as LedgerEvent);
+  const apply = (e: LedgerEvent, payloads: readonly EventPayload[]): void => {
+    for (const p of payloads) fold.apply({ ...p, seq: e.seq, at: e.at, prevHash: e.prevHash, hash: e.hash } as LedgerEvent);
   };
   const decided = (e: LedgerEvent, command: Command): readonly EventPayload[] | undefined => {
-    const d = decide(state, command);
+    const d = decide(fold.view, command);
     return d.ok ? d.events : undefined;
   };
 
@@ -92,24 +93,24 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
     const root = rootOfEvent(e, rootOf);
     const selected = root !== undefined && (e.type === 'grant.issued' && e.parentGrantId === undefined ? options.grantId === undefined || options.grantId === e.grantId : roots.has(root));
     if (!selected) {
-      state = evolve(state, e);
+      fold.apply(e);
       continue;
     }
     switch (e.type) {
       case 'grant.issued': {
         if (e.parentGrantId !== undefined) {
-          fold(e, decided(e, commandFromEvent(e)) ?? []);
+          apply(e, decided(e, commandFromEvent(e)) ?? []);
           break;
         }
         const c = candidateScope(candidate, e.at);
-        const d = decide(state, { type: 'issue', at: e.at, grantId: e.grantId, tokenDigest: e.tokenDigest, scope: c.scope, resourceTemplates: c.templates, ...(c.fsBase !== undefined ? { fsBase: c.fsBase } : {}) });
+        const d = decide(fold.view, { type: 'issue', at: e.at, grantId: e.grantId, tokenDigest: e.tokenDigest, scope: c.scope, resourceTemplates: c.templates, ...(c.fsBase !== undefined ? { fsBase: c.fsBase } : {}) });
         if (!d.ok) {
           refused.push({ seq: e.seq, grantId: e.grantId, message: d.message });
-          state = evolve(state, e);
+          fold.apply(e);
           break;
         }
         roots.set(e.grantId, { logged: { scope: e.scope, templates: e.resourceTemplates ?? {}, fsBase: e.fsBase }, candidate: c });
-        fold(e, d.events);
+        apply(e, d.events);
         break;
       }
       case 'call.admitted':
@@ -121,22 +122,22 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
         break;
       case 'call.completed':
       case 'call.failed':
-        if (shardGet(state.inFlight, e.callId) === undefined) break;
-        fold(e, decided(e, commandFromEvent(e)) ?? decided(e, { type: 'settle', at: e.at, callId: e.callId, outcome: 'failed', refund: e.type === 'call.failed' && (e.refunded.calls !== 0 || e.refunded.inputBytes !== 0) }) ?? []);
+        if (shardGet(fold.view.inFlight, e.callId) === undefined) break;
+        apply(e, decided(e, commandFromEvent(e)) ?? decided(e, { type: 'settle', at: e.at, callId: e.callId, outcome: 'failed', refund: e.type === 'call.failed' && (e.refunded.calls !== 0 || e.refunded.inputBytes !== 0) }) ?? []);
         break;
       case 'fetch.hop':
-        if (shardGet(state.inFlight, e.callId) !== undefined) redecideHop(e);
+        if (shardGet(fold.view.inFlight, e.callId) !== undefined) redecideHop(e);
         break;
       default:
         // Revocations (and refused attenuations/revocations, which change nothing) re-decided on the candidate's tree.
-        fold(e, decided(e, commandFromEvent(e)) ?? []);
+        apply(e, decided(e, commandFromEvent(e)) ?? []);
     }
   }
   return { grants: [...roots.keys()], calls, changes, open, unavailable, refused };
 
   function redecideCall(e: CallDecision, info: RootInfo): void {
-    const grant = e.grantId === undefined ? undefined : shardGet(state.grants, e.grantId);
-    const chain = grant === undefined ? [] : [grant, ...(ancestorRecords(state, grant) ?? [])];
+    const grant = e.grantId === undefined ? undefined : shardGet(fold.view.grants, e.grantId);
+    const chain = grant === undefined ? [] : [grant, ...(ancestorRecords(fold.view, grant) ?? [])];
     const capsMeters = chain.some((g) => Object.keys(g.scope.budget.meters ?? {}).length > 0);
     const onRoot = grant === undefined || grant.ancestors === undefined;
     const rules: ToolRules = { ...info, onRoot, ...(onRoot || grant === undefined ? {} : { childScopes: grant.scope.resources }) };
@@ -151,7 +152,7 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
     for (const rule of assuming) open[rule]++;
     const before = loggedOutcome(e);
     if (before !== after) changes.push({ seq: e.seq, callId: e.callId, ...(e.grantId !== undefined ? { grantId: e.grantId } : {}), tool: e.tool, before, after, ...(assuming.length > 0 ? { assuming } : {}) });
-    fold(e, payloads);
+    apply(e, payloads);
   }
 
   function redecideHop(e: Extract<LedgerEvent, { type: 'fetch.hop' }>): void {
@@ -160,6 +161,6 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
     const after = first?.type === 'fetch.hop' ? (first.outcome === 'allowed' ? 'allowed' : (first.reason ?? 'refused')) : 'refused';
     const before = e.outcome === 'allowed' ? 'allowed' : (e.reason ?? 'refused');
     if (before !== after) changes.push({ seq: e.seq, callId: e.callId, grantId: e.grantId, tool: e.tool, hop: e.hop, before, after });
-    fold(e, payloads);
+    apply(e, payloads);
   }
 }
