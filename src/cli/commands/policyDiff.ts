@@ -6,6 +6,7 @@ import { SchemaCompiler } from '../../tools/schemas';
 import type { PolicyArgs } from './policyArgs';
 import { readVerifiedLog } from '../logEvents';
 import { readBoundedText } from '../policyTools';
+import { printable } from '../printable';
 
 const ruleNames = { input_schema: "the tool's input schema (the call never reached it)", argument_narrowing: 'argument narrowing', resources: 'resources (other templates or narrower scopes)', meters: 'meters (the cost was never logged)' } as const;
 const changesShownMax = 200;
@@ -13,7 +14,7 @@ const changesShownMax = 200;
 function changeLine(c: DecisionChange): string {
   const what = c.hop === undefined ? c.tool : `${c.tool} fetch hop ${c.hop}`;
   const assuming = c.assuming === undefined ? '' : ` (if it passes ${c.assuming.join(', ')})`;
-  return `  seq ${c.seq} ${what} (${c.callId}): ${c.before} → ${c.after}${assuming}`;
+  return printable(`  seq ${c.seq} ${what} (${c.callId}): ${c.before} → ${c.after}${assuming}`);
 }
 
 async function printDiff(log: string, file: string, diff: PolicyDiff, io: SqliteCliIo): Promise<void> {

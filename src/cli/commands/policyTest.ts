@@ -8,7 +8,7 @@ import { printable } from '../printable';
 
 function line(r: CaseResult): string {
   const label = r.name !== undefined ? ` ${JSON.stringify(r.name)}` : '';
-  return `${r.ok ? 'ok  ' : 'FAIL'} #${r.index}${label} ${printable(r.tool)} at ${new Date(r.at).toISOString()}: expected ${r.expected}, got ${r.actual}`;
+  return printable(`${r.ok ? 'ok  ' : 'FAIL'} #${r.index}${label} ${r.tool} at ${new Date(r.at).toISOString()}: expected ${r.expected}, got ${r.actual}`);
 }
 
 /**
