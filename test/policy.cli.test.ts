@@ -123,6 +123,12 @@ describe('atc policy test', () => {
     expect(JSON.parse(r.out)).toEqual({ ok: false, results: [{ index: 0, name: 'too long', tool: 'write_note', at: now, expected: 'admitted', actual: 'argument_not_permitted', ok: false }] });
   });
 
+  it('issues the grant at the first case time, even when that is after now', async () => {
+    const later = now + 30 * 86_400_000;
+    const r = await run(['test', json('p.json', notes), json('cases.json', [{ ...cases[0], at: later }, { ...cases[0], at: later + 3_599_999 }, { ...cases[0], at: later + 3_600_000, expect: 'expired' }])]);
+    expect(r.out).toContain('3 of 3 case(s) as expected');
+  });
+
   it('with no tool list each tool takes any arguments object', async () => {
     const r = await run(['test', json('p.json', { ...notes, args: {} }), json('cases.json', [{ tool: 'write_note', args: { path: 'drafts/a', anything: [1, 2] }, expect: 'admitted' }, { tool: 'other', args: {}, expect: 'tool_not_granted' }])]);
     expect(r.out).toContain('2 of 2 case(s) as expected');

@@ -35,7 +35,8 @@ const anyArguments: JsonObject = { type: 'object', additionalProperties: true };
  */
 export async function runPolicyCases(policy: Policy, tools: readonly PolicyTool[] | undefined, cases: readonly PolicyCase[], options: { readonly now: number }): Promise<RunCasesResult> {
   const times = cases.map((c) => c.at ?? options.now);
-  let clock = Math.min(options.now, ...times);
+  // Times never go back (parsePolicyCases), so the first case's is the earliest.
+  let clock = times[0] ?? options.now;
   const ledger = createLedger({ clock: () => clock, setTimer: () => () => undefined });
   const mapping = new ResourceMapping(realResolvers);
   const skippedTools: { name: string; why: string }[] = [];
