@@ -36,7 +36,7 @@ export interface PolicyDiff {
   readonly open: { readonly [R in OpenRule]: number };
   /** Calls logged `ledger_unavailable` (a store failure, not a rule): left as logged. */
   readonly unavailable: number;
-  /** Grants for which the candidate could not be issued where the log issued them (compared as logged). */
+  /** Grants the candidate could not be issued in place of (a tool not registered yet there); their calls are left out. */
   readonly refused: readonly { readonly seq: number; readonly grantId: string; readonly message: string }[];
 }
 

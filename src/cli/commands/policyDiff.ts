@@ -19,7 +19,7 @@ function changeLine(c: DecisionChange): string {
 
 async function printDiff(log: string, file: string, diff: PolicyDiff, io: SqliteCliIo): Promise<void> {
   await io.out(`atc policy diff ${log}: ${file} in place of ${diff.grants.length} grant(s); ${diff.calls} call(s) re-decided`);
-  for (const r of diff.refused) await io.out(`  seq ${r.seq} grant ${r.grantId}: the candidate could not be issued there (${r.message}); its calls compared as logged`);
+  for (const r of diff.refused) await io.out(`  seq ${r.seq} grant ${r.grantId}: the candidate could not be issued there (${r.message}); its calls are left out`);
   await io.out(`changed: ${diff.changes.length}`);
   for (const c of diff.changes.slice(0, changesShownMax)) await io.out(changeLine(c));
   if (diff.changes.length > changesShownMax) await io.out(`  … and ${diff.changes.length - changesShownMax} more (--json lists all)`);
