@@ -37,7 +37,6 @@ function docBlocks(): unknown[] {
 describe('examples/policies: the policies docs/policies.md shows', () => {
   const upstreams: Record<string, () => string[]> = {
     'policies/filesystem.json': () => ['--', process.execPath, filesystemServer, tmp.dir],
-    'mcp/policy.json': () => ['--', process.execPath, filesystemServer, tmp.dir],
     'policies/payments.json': () => ['--', process.execPath, paymentsServer],
   };
 

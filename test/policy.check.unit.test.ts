@@ -63,8 +63,9 @@ describe('checkPolicy: each rule trips on the policy that breaks it and stays qu
     expect(found({ tools: ['fetch', 'note'], resources: { fetch: ['url:{url}'] }, scopes: ['https:/api.example.com:443/'], expiresIn: '1h', budget: { calls: 1, inputBytes: 1 } })).toEqual(['unbound_tool /tools/1']);
   });
 
-  it('unbound_tool stays quiet for a tool that takes no argument, and without fs:/url: scopes', () => {
-    expect(found({ ...clean, tools: [...clean.tools, 'list_roots'] })).toEqual([]);
+  it('unbound_tool stays quiet for a tool declared resource-free with an empty list, and without fs:/url: scopes', () => {
+    expect(found({ ...clean, tools: [...clean.tools, 'list_roots'] })).toEqual(['unbound_tool /tools/2']);
+    expect(found({ ...clean, tools: [...clean.tools, 'list_roots'], resources: { ...clean.resources, list_roots: [] } })).toEqual([]);
     expect(found({ tools: ['note', 'read_file'], resources: { note: ['notes:/{name}'] }, scopes: ['notes:/drafts/'], expiresIn: '1h', budget: { calls: 1, inputBytes: 1 } })).toEqual([]);
   });
 

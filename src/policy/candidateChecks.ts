@@ -1,5 +1,6 @@
 import { canonicalJson } from '../domain/canonicalJson';
 import type { GrantScope, LedgerEvent, MeterAmounts, ResourceTemplates } from '../domain/events';
+import { scopeCovers } from '../domain/resources';
 import { rejectReasons, type ArgumentCheck, type RejectReason, type ResourceCheck } from '../domain/reasons';
 
 /** Rules whose outcome a log cannot re-derive for a call: they ran on argument values it never holds. */
@@ -40,8 +41,8 @@ export function loggedOutcome(event: CallDecision): string {
 
 const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a ?? null) === canonicalJson(b ?? null);
-/** Every resource some scope of `inner` covers, some scope of `outer` covers too. */
-const within = (inner: readonly string[], outer: readonly string[]): boolean => inner.every((s) => outer.some((c) => c === s || (c.endsWith('/') && s.startsWith(c))));
+/** Every resource some scope of `inner` covers, some scope of `outer` covers too (the ledger's own coverage rule, scope on scope). */
+const within = (inner: readonly string[], outer: readonly string[]): boolean => inner.every((s) => outer.some((c) => scopeCovers(c, s)));
 
 function narrowingCheck(event: CallDecision, rules: ToolRules, outcome: string): ArgumentCheck | 'open' {
   const tool = event.tool;

@@ -5,6 +5,7 @@ import { declaredNames } from './declaredNames';
 import { undeclaredInNarrowing } from './narrowingRules';
 import { fieldPointer, pointer } from './pointer';
 import { scopeReachable, templateArguments } from './templateReach';
+import { unboundTools } from './unboundTools';
 
 /** What `checkPolicy` can find. */
 export type PolicyProblemCode =
@@ -43,16 +44,20 @@ export interface CheckPolicyOptions {
  */
 export function checkPolicy(policy: unknown, tools: readonly PolicyTool[] | undefined, options: CheckPolicyOptions): PolicyProblem[] {
   let parsed: Policy;
+  let unbound: PolicyProblem[] = [];
   try {
     const text = JSON.stringify(policy);
     if (typeof text !== 'string') return [{ pointer: '', code: 'malformed', message: 'the policy is not a JSON object' }];
+    unbound = unboundTools(JSON.parse(text) as unknown);
     parsed = parsePolicy(text);
   } catch (error) {
+    // A parser that refuses unbound tools itself names `resources`: the rule's own pointers say more.
+    if (error instanceof PolicyError && error.field === 'resources' && unbound.length > 0) return unbound;
     if (error instanceof PolicyError) return [{ pointer: fieldPointer(error.field), code: 'malformed', message: error.message }];
     return [{ pointer: '', code: 'malformed', message: 'the policy is not JSON' }];
   }
   const schemas = tools === undefined ? undefined : new Map(tools.map((t) => [t.name, t.inputSchema]));
-  return [...toolProblems(parsed, schemas), ...narrowingProblems(parsed, schemas), ...templateProblems(parsed, schemas), ...scopeProblems(parsed, schemas), ...budgetProblems(parsed), ...expiryProblems(parsed, options.now)];
+  return [...toolProblems(parsed, schemas), ...unbound, ...narrowingProblems(parsed, schemas), ...templateProblems(parsed, schemas), ...scopeProblems(parsed), ...budgetProblems(parsed), ...expiryProblems(parsed, options.now)];
 }
 
 function toolProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObject> | undefined): PolicyProblem[] {
@@ -99,23 +104,12 @@ function templateProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObjec
   return problems;
 }
 
-/** A tool with no template names no resource, so fs:/url: scopes never bind its calls. */
-function scopeProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObject> | undefined): PolicyProblem[] {
-  const problems: PolicyProblem[] = [];
-  const scopes = policy.scopes ?? [];
+/** Scopes no template can reach allow nothing (unbound tools: unboundTools.ts). */
+function scopeProblems(policy: Policy): PolicyProblem[] {
   const templates = Object.values(policy.resources ?? {}).flat();
-  if (scopes.some((s) => /^(fs|https?):/.test(s))) {
-    policy.tools.forEach((tool, i) => {
-      if ((policy.resources?.[tool] ?? []).length > 0) return;
-      // A tool whose inputSchema declares no property at all (`properties: {}`) has no argument to map.
-      if (declaredNames(schemas?.get(tool))?.size === 0) return;
-      problems.push({ pointer: pointer('tools', i), code: 'unbound_tool', message: `${JSON.stringify(tool)} has no resource template, so the policy's fs:/url: scopes bind none of its calls; give it templates (resources) or leave it out` });
-    });
-  }
-  scopes.forEach((scope, i) => {
-    if (!templates.some((t) => scopeReachable(t, scope))) problems.push({ pointer: pointer('scopes', i), code: 'unreachable_scope', message: 'no resource template can name a resource under this scope, so it allows nothing' });
-  });
-  return problems;
+  return (policy.scopes ?? []).flatMap((scope, i) =>
+    templates.some((t) => scopeReachable(t, scope)) ? [] : [{ pointer: pointer('scopes', i), code: 'unreachable_scope' as const, message: 'no resource template can name a resource under this scope, so it allows nothing' }],
+  );
 }
 
 function budgetProblems(policy: Policy): PolicyProblem[] {
