@@ -96,7 +96,14 @@ describe('atc policy check', () => {
     expect((await run([])).code).toBe(2);
     const help = await run(['check', '--help']);
     expect(help.code).toBe(0);
-    expect(help.err).toContain('atc policy diff');
+    expect(help.out).toContain('usage: atc policy check ');
+    expect(help.out).toContain('--ledger <log>');
+    const group = await run(['--help']);
+    expect(group.code).toBe(0);
+    expect(group.out).toContain('atc policy diff');
+    const typo = await run(['chek', 'p.json']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('did you mean check?');
   });
 });
 

@@ -1,16 +1,6 @@
-import { splitCommand } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
+import type { CommandSpec, OptionSpec, ParsedCommand } from '../options';
 import type { UpstreamTarget } from '../../integrations/mcp/upstream';
-import { parseOptions } from '../../stores/sqlite/sqliteCliIo';
-
-/**
- * The options of `atc policy check | test | diff`, parsed in one place (one table of options per
- * sub-command), so the CLI help rework can read them from here.
- */
-export const policyUsage = `usage: atc policy check <policy.json> [-- <command…> | --url U | --ledger L] [--json]
-       atc policy test  <policy.json> <cases.json> [-- <command…> | --url U | --ledger L] [--json]
-       atc policy diff  <log> --policy <candidate.json> [--grant ID] [--json]
-  (L and <log>: a SQLite file, a postgres:// URL or a JSON Lines file; exit 0 clean, 1 problems, mismatches or changes, 2 usage)`;
 
 export type PolicySubcommand = 'check' | 'test' | 'diff';
 
@@ -19,7 +9,6 @@ export type ToolSource = { readonly kind: 'upstream'; readonly target: UpstreamT
 
 export interface PolicyArgs {
   readonly sub: PolicySubcommand;
-  readonly help: boolean;
   readonly json: boolean;
   readonly positional: readonly string[];
   readonly tools: ToolSource;
@@ -28,36 +17,74 @@ export interface PolicyArgs {
   readonly grant?: string;
 }
 
-const table: { readonly [S in PolicySubcommand]: { readonly valued: readonly string[]; readonly flags: readonly string[]; readonly positional: number; readonly upstream: boolean } } = {
-  check: { valued: ['url', 'ledger'], flags: ['json', 'help'], positional: 1, upstream: true },
-  test: { valued: ['url', 'ledger'], flags: ['json', 'help'], positional: 2, upstream: true },
-  diff: { valued: ['policy', 'grant'], flags: ['json', 'help'], positional: 1, upstream: false },
+const logs = 'a SQLite file, a postgres:// URL or a JSON Lines file';
+const json: OptionSpec = { name: 'json', description: 'print one JSON object instead of lines' };
+const toolOptions: readonly OptionSpec[] = [
+  { name: 'upstream-command', value: '"<command> [args…]"', description: 'take the tools from this MCP server (started, listed, stopped), as words split on spaces; same as -- <command> [args…]' },
+  { name: 'url', value: '<http://…>', description: 'take the tools from this MCP server over Streamable HTTP' },
+  { name: 'ledger', value: '<log>', description: `take the tools (and their schemas) from a log's tool.registered events: ${logs}` },
+  json,
+];
+const diffOptions: readonly OptionSpec[] = [
+  { name: 'policy', value: '<candidate.json>', required: true, description: 'the candidate policy the logged calls are re-decided under' },
+  { name: 'grant', value: 'ID', description: 'compare only the calls of this grant (and its delegations); default every root grant' },
+  json,
+];
+
+/** One option table per sub-command: its help and its parser (src/cli/options.ts). */
+export const policySpecs: { readonly [S in PolicySubcommand]: CommandSpec } = {
+  check: {
+    name: 'policy check',
+    summary: 'lint a policy against the tools an upstream lists or a log holds; each problem with a JSON Pointer into the policy',
+    usage: ['<policy.json> [-- <command> [args…] | --upstream-command "<command…>" | --url <http://…> | --ledger <log>] [--json]'],
+    description: 'Exit 0: no problem; 1: problems; 2: usage, or the policy or tools could not be read. Without a tool source, the rules that need the tools are not checked (said on stderr). docs/policies.md lists the rules.',
+    rest: true,
+    operands: { name: 'policy file', min: 1, max: 1 },
+    options: toolOptions,
+  },
+  test: {
+    name: 'policy test',
+    summary: 'decide a file of sample calls under a policy in a scratch in-memory ledger; expected against actual',
+    usage: ['<policy.json> <cases.json> [-- <command> [args…] | --upstream-command "<command…>" | --url <http://…> | --ledger <log>] [--json]'],
+    description: 'cases.json: [{ "tool", "args", "at"?, "expect": "admitted" | "<reason>" }]. Nothing runs and nothing is appended to any real log. Exit 1 on any mismatch.',
+    rest: true,
+    operands: { name: 'policy and cases files', min: 2, max: 2 },
+    options: toolOptions,
+  },
+  diff: {
+    name: 'policy diff',
+    summary: 'list the logged calls whose decision a candidate policy would change',
+    usage: ['<log> --policy <candidate.json> [--grant ID] [--json]'],
+    description: `<log>: ${logs}. Says which rules it could not re-decide (argument narrowing: argument values are never logged) and for how many calls. Exit 1 when a decision would change.`,
+    operands: { name: 'log', min: 1, max: 1 },
+    options: diffOptions,
+  },
+};
+
+/** `atc policy --help`: the three sub-commands, and every option any of them takes. */
+export const policyGroupSpec: CommandSpec = {
+  name: 'policy',
+  summary: 'check a policy against the real tools, test it with sample calls, diff it against a log (check | test | diff)',
+  usage: [`check ${policySpecs.check.usage[0] as string}`, `test  ${policySpecs.test.usage[0] as string}`, `diff  ${policySpecs.diff.usage[0] as string}`],
+  description: 'Run `atc policy <check | test | diff> --help` for one sub-command. docs/policies.md has the format, examples and a CI workflow.',
+  options: [...toolOptions.filter((o) => o !== json), ...diffOptions],
 };
 
 export function isPolicySubcommand(name: string | undefined): name is PolicySubcommand {
   return name === 'check' || name === 'test' || name === 'diff';
 }
 
-/** Parses `atc policy <sub> …`'s arguments (after the sub-command); an error is a usage error. */
-export function parsePolicyArgs(sub: PolicySubcommand, args: readonly string[]): PolicyArgs | { readonly error: string } {
-  const spec = table[sub];
-  const split = spec.upstream ? splitCommand(args) : { options: args, command: undefined };
-  const parsed = parseOptions(split.options, spec.valued, spec.flags);
-  if ('error' in parsed) return parsed;
-  const help = parsed.flags.has('help');
-  const base = { sub, help, json: parsed.flags.has('json'), positional: parsed.positional };
-  if (help) return { ...base, tools: { kind: 'none' } };
-  if (parsed.positional.length !== spec.positional) return { error: `atc policy ${sub} takes ${spec.positional === 1 ? 'one file' : 'two files'}` };
+/** What a parsed sub-command asks for; an error is a usage error. */
+export function policyArgs(sub: PolicySubcommand, parsed: ParsedCommand): PolicyArgs | { readonly error: string } {
+  const base = { sub, json: parsed.flags.has('json'), positional: parsed.positional };
   if (sub === 'diff') {
-    const policy = parsed.values.get('policy');
-    if (policy === undefined) return { error: 'atc policy diff needs --policy <candidate.json>' };
     const grant = parsed.values.get('grant');
-    return { ...base, tools: { kind: 'none' }, policy, ...(grant !== undefined ? { grant } : {}) };
+    return { ...base, tools: { kind: 'none' }, policy: parsed.values.get('policy') as string, ...(grant !== undefined ? { grant } : {}) };
   }
   const ledger = parsed.values.get('ledger');
-  const upstream = upstreamTarget(split.command, parsed.values.get('url'));
+  const upstream = upstreamTarget({ dashDash: parsed.rest, commandOption: parsed.values.get('upstream-command'), url: parsed.values.get('url') });
   if (upstream !== undefined && 'error' in upstream) return upstream;
-  if (upstream !== undefined && ledger !== undefined) return { error: 'give the tools from one place: -- <command…>, --url or --ledger' };
+  if (upstream !== undefined && ledger !== undefined) return { error: 'give the tools from one place: -- <command…>, --upstream-command, --url or --ledger' };
   const tools: ToolSource = upstream !== undefined ? { kind: 'upstream', target: upstream } : ledger !== undefined ? { kind: 'log', target: ledger } : { kind: 'none' };
   return { ...base, tools };
 }
