@@ -5,7 +5,6 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
-  McpError,
   ResultSchema,
   type ClientCapabilities,
   type ClientNotification,
@@ -27,6 +26,20 @@ export interface UpstreamRequestRelayOptions {
   readonly report?: (line: string) => void;
 }
 
+/**
+ * A refusal sent to the upstream as a JSON-RPC error with this code and message. Not McpError: its
+ * message carries an "MCP error <code>:" prefix, which the receiving SDK would add a second time.
+ */
+export class RelayRefusal extends Error {
+  override readonly name = 'RelayRefusal';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 type UpstreamExtra = RequestHandlerExtra<ClientRequest, ClientNotification>;
 type RelayedRequest = { readonly method: string; readonly params?: { readonly [key: string]: unknown } };
 
@@ -42,9 +55,9 @@ export function relayUpstreamRequests(options: UpstreamRequestRelayOptions): voi
   const report = options.report ?? (() => undefined);
   let waiting = 0;
   const relay = async (request: RelayedRequest, extra: UpstreamExtra): Promise<Record<string, unknown>> => {
-    const refuse = (code: number, why: string): McpError => {
+    const refuse = (code: number, why: string): RelayRefusal => {
       report(`upstream ${request.method} refused: ${why}`);
-      return new McpError(code, `${request.method} refused: ${why}`);
+      return new RelayRefusal(code, `${request.method} refused: ${why}`);
     };
     if (request.params?.task !== undefined) throw refuse(ErrorCode.InvalidRequest, 'task-augmented requests are not relayed');
     const route = router.route();
