@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../../../domain/canonicalJson';
 import type { Ledger } from '../../../stream/types';
 import type { ResourceMapping } from '../resourceMapping';
-import { listUpstreamTools } from '../upstream';
+import { listUpstreamTools, upstreamToolsMax } from '../upstream';
 import { attachUpstreamTool, type ForwardOptions, type LiveToolSet } from '../upstreamTools';
 
 export interface ToolListChange {
@@ -86,6 +86,9 @@ async function relist(options: ToolListWatchOptions): Promise<ToolListChange> {
         tools.registered.set(name, tool);
         restored.push(name);
       }
+    } else if (tools.attached.size >= upstreamToolsMax) {
+      // Each new name is an event in the log: an upstream renaming its tools forever stops here.
+      tools.refused.set(name, `the upstream has named more than ${upstreamToolsMax} tools since the proxy started`);
     } else if (!tools.refused.has(name)) {
       const refusal = await attachUpstreamTool(options.ledger, options.upstream, tool, options.mapping, options.forward ?? {});
       if (refusal !== undefined) tools.refused.set(name, refusal);
