@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runAgentdojoCommand } from '../src/cli/commands/agentdojo';
+import { runAgentdojoCommand } from '../experiments/agentdojo/main';
 import type { AgentdojoResults } from '../experiments/agentdojo/experiment';
 
 function captureIo(): { io: { out(t: string): void; err(t: string): void }; out: string[]; err: string[] } {
@@ -10,7 +10,7 @@ function captureIo(): { io: { out(t: string): void; err(t: string): void }; out:
   return { io: { out: (t) => out.push(t), err: (t) => err.push(t) }, out, err };
 }
 
-describe('atc agentdojo', () => {
+describe('npm run agentdojo', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'atc-agentdojo-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

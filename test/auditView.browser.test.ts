@@ -74,6 +74,15 @@ describe('atc serve in a browser', () => {
     await page.screenshot({ path: path.join(screenshots, 'overview.png'), fullPage: true });
   });
 
+  it('the budgets panel grows with its cards: no inner scroll hides a grant (the page scrolls instead)', async () => {
+    await page.locator('#budgets .card').nth(1).waitFor({ timeout: waitMs });
+    const box = await page.locator('#budgets').evaluate((e) => {
+      const style = (globalThis as unknown as { getComputedStyle(element: unknown): { overflowY: string; maxHeight: string } }).getComputedStyle(e);
+      return { overflowY: style.overflowY, maxHeight: style.maxHeight, hidden: e.scrollHeight - e.clientHeight };
+    });
+    expect(box).toEqual({ overflowY: 'visible', maxHeight: 'none', hidden: 0 });
+  });
+
   it('shows decisions another process appends while the page is open', async () => {
     const appendedAt = Date.now();
     await writer.send({ op: 'invoke', grant: 'B', tool: 'notes.read', args: { path: 'c' } });

@@ -146,7 +146,7 @@ describe('two-phase meters on a call', () => {
     await ledger.close();
   });
 
-  it('the last report counts, and a report after the tool returned changes nothing', async () => {
+  it('the last report counts, and a report after the tool returned is refused and changes nothing', async () => {
     const clock = manualClock();
     const ledger = createLedger({ clock: clock.now });
     let late: (() => void) | undefined;
@@ -163,7 +163,7 @@ describe('two-phase meters on a call', () => {
     });
     const { grantId, token } = await ledger.issue({ tools: ['llm.complete'], expiresAt: clock.now() + minute, budget: { calls: 5, inputBytes: 1_000, meters: { usd_micros: 10_000 } } });
     await ledger.invoke(token, 'llm.complete', {});
-    (late as () => void)();
+    expect(late as () => void).toThrow(expect.objectContaining({ name: 'ResourceRefusedError', code: 'call_not_running' }));
     expect(last(ledger)).toMatchObject({ type: 'call.completed', charged: { usd_micros: 300 } });
     expect(ledger.usage(grantId).meters?.usd_micros?.used).toBe(300);
     await ledger.close();

@@ -61,12 +61,12 @@ it('atc audit shows each decision\'s cost, refused meter and retry wait; --tree 
 
   const io = captureIo();
   expect(await runAudit([file], io)).toBe(0);
-  expect(io.stdout[0]).toMatch(/^time\s+seq\s+grant\s+tool\s+decision\s+reason\s+bytes$/);
+  expect(io.stdout[0]).toMatch(/^time\s+seq\s+grant\s+tool\s+decision\s+reason\s+outcome\s+bytes$/);
   expect(io.stdout.slice(1).map((l) => l.split(/\s{2,}/).slice(3))).toEqual([
-    ['llm', 'admitted', '-', '10', 'cost usd_micros=40'],
-    ['llm', 'rejected', 'meter_budget_exhausted', '11', 'cost usd_micros=200', 'meter usd_micros'],
-    ['llm', 'admitted', '-', '9', 'cost usd_micros=5'],
-    ['llm', 'rejected', 'rate_limited', '9', 'cost usd_micros=5', 'retry after 900 ms'],
+    ['llm', 'admitted', '-', 'completed', '10', 'cost usd_micros=40'],
+    ['llm', 'rejected', 'meter_budget_exhausted', '-', '11', 'cost usd_micros=200', 'meter usd_micros'],
+    ['llm', 'admitted', '-', 'completed', '9', 'cost usd_micros=5'],
+    ['llm', 'rejected', 'rate_limited', '-', '9', 'cost usd_micros=5', 'retry after 900 ms'],
   ]);
   const json = captureIo();
   expect(await runAudit([file, '--json', '--rejected'], json)).toBe(0);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LedgerEvent } from '../src';
 import { runVerify, type CliIo } from '../src/cli/commands/verify';
-import { runReproduce } from '../src/cli/commands/reproduce';
+import { runReproduce } from '../experiments/reproduce/main';
 
 const root = path.resolve(__dirname, '..');
 const cli = path.join(root, 'dist/src/cli/main.js');
@@ -20,16 +20,17 @@ let reproduceRun: ReturnType<typeof spawnSync>;
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'atc-evidence-'));
   evidencePath = path.join(dir, 'run.json');
-  // End to end, as a newcomer runs it: the compiled CLI in a child process (built by `pretest`).
-  reproduceRun = spawnSync(process.execPath, [cli, 'reproduce', '--output', evidencePath], { cwd: root, encoding: 'utf8' });
+  // End to end, as a newcomer runs it: `npm run reproduce -- --output F` (the compiled reproducer, built by `pretest`).
+  reproduceRun = spawnSync('npm', ['run', '--silent', 'reproduce', '--', '--output', evidencePath], { cwd: root, encoding: 'utf8' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('atc reproduce and atc verify from the command line', () => {
+describe('npm run reproduce and atc verify from the command line', () => {
   it('reproduce prints a line per stage and the table, writes the file, and verify then says verified', () => {
     expect(reproduceRun.status).toBe(0);
     expect(reproduceRun.stdout).toMatch(/\[6\/6\] revocation with abortInFlight/);
-    expect(reproduceRun.stdout).toContain('| Adversarial or budget-exhausted cases');
+    expect(reproduceRun.stdout).toMatch(/\| Seed's 25 cases: adversarial or budget-exhausted +\| 22\/22 rejected/);
+    expect(reproduceRun.stdout).toMatch(/\| Added since: adversarial or budget-exhausted +\| 4\/4 rejected/);
     const verified = spawnSync(process.execPath, [cli, 'verify', evidencePath], { cwd: root, encoding: 'utf8' });
     expect(verified.status).toBe(0);
     expect(verified.stdout).toMatch(/checked {2}logs\.sequential/);

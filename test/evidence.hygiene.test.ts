@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { reproduce } from '../experiments/reproduce/reproduce';
-import { argumentMarker, sequentialCases } from '../experiments/reproduce/sequentialCases';
+import { argumentMarker, sequentialCases } from '../src/evidence/sequentialCases';
 import { raceArgs } from '../experiments/reproduce/raceProtocol';
-import { evidenceSchemaVersion, type Evidence } from '../experiments/evidence/types';
+import { evidenceSchemaVersion, type Evidence } from '../src/evidence/types';
 
 let evidence: Evidence;
 let text: string;

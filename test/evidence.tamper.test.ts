@@ -1,7 +1,7 @@
 import { eventHash, type LedgerEvent } from '../src';
 import { reproduce } from '../experiments/reproduce/reproduce';
-import { verifyEvidence, type EvidenceProblem } from '../experiments/evidence/verifyEvidence';
-import type { Evidence, LogName } from '../experiments/evidence/types';
+import { verifyEvidence, type EvidenceProblem } from '../src/evidence/verifyEvidence';
+import type { Evidence, LogName } from '../src/evidence/types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 type Doc = Mutable<Omit<Evidence, 'logs'>> & { logs: Record<LogName, LedgerEvent[]> };
@@ -140,7 +140,7 @@ describe('atc verify on evidence files', () => {
   });
 
   it.each([
-    ['an unknown schema version', (d: Doc) => void (d.schemaVersion = 2), 'schemaVersion'],
+    ['an unknown schema version', (d: Doc) => void (d.schemaVersion = 99), 'schemaVersion'],
     ['a commit that is not 40 hex', (d: Doc) => void (d.revision.commit = 'abc123'), 'shape'],
     ['a source hash that is not SHA-256 hex', (d: Doc) => void (d.sourceHashes['src/index.ts'] = 'nope'), 'shape'],
     ['a source path that climbs out of the package', (d: Doc) => void (d.sourceHashes['../etc/passwd'] = 'a'.repeat(64)), 'shape'],

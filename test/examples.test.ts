@@ -26,7 +26,7 @@ describe('examples/mcp: Claude-Desktop-style config with atc proxy in front of s
     const config = JSON.parse(place(fs.readFileSync(path.join(root, 'examples/mcp/claude_desktop_config.json'), 'utf8'))) as { mcpServers: Record<string, { command: string; args: string[] }> };
     const entry = config.mcpServers['project-files'] as { command: string; args: string[] };
     expect(entry.command).toBe('npx');
-    const args = entry.args.join('\u0000').replace('atc', cli).replace('npx\u0000-y\u0000@modelcontextprotocol/server-filesystem', `${process.execPath}\u0000${filesystemServer}`).split('\u0000');
+    const args = entry.args.join('\u0000').replace('-y\u0000agent-tool-capabilities', cli).replace('npx\u0000-y\u0000@modelcontextprotocol/server-filesystem', `${process.execPath}\u0000${filesystemServer}`).split('\u0000');
     return { command: process.execPath, args, project };
   }
 

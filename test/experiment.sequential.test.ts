@@ -1,6 +1,6 @@
 import { rejectReasons, verify } from '../src';
 import { runSequential, type SequentialRun } from '../experiments/reproduce/runSequential';
-import { sequentialCases } from '../experiments/reproduce/sequentialCases';
+import { sequentialCases } from '../src/evidence/sequentialCases';
 
 describe('the 31 sequential cases', () => {
   let run: SequentialRun;

@@ -50,7 +50,7 @@ describe('atc issue, revoke and grants on a ledger file', () => {
     const ledger = tmp.file('l.sqlite');
     await logWithTool(ledger);
     const io = captureIo();
-    expect(await runIssue(['--ledger', ledger, '--policy', policyFile({ ...policy, tools: ['write_file'], resources: {} })], io)).toBe(1);
+    expect(await runIssue(['--ledger', ledger, '--policy', policyFile({ ...policy, tools: ['write_file'], resources: { write_file: ['fs:{path}'] } })], io)).toBe(1);
     expect(io.stderr.join('\n')).toMatch(/tools\[0\]: "write_file" is not a tool/);
     expect(io.stdout).toEqual([]);
   });

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const policy = writeJson(tmp.file('policy.json'), {
     tools,
     resources: { read_text_file: ['fs:{path}'], read_multiple_files: ['fs:{paths[]}'], list_directory: ['fs:{path}'], write_file: ['fs:{path}'], move_file: ['fs:{source}', 'fs:{destination}'] },
-    scopes: [`fs:${tree.allowed}`, `fs:${tree.allowed}/`],
+    scopes: [`fs:${tree.allowed}/`],
     // The server resolves a relative path against its (first) root, so fsBase must be that root.
     fsBase: tree.root,
     expiresIn: '1h',
@@ -94,18 +94,20 @@ describe('atc proxy in front of the reference filesystem server with a wider roo
     expect(rejections().at(-1)).toMatchObject({ tool, reason });
   });
 
-  it('serves legitimate paths: absolute, relative to the root, through symlinks that stay inside, new files', async () => {
+  it('serves legitimate paths: absolute, relative to the root, through symlinks that stay inside, the granted folder itself, new files', async () => {
     expect(text(await proxy.client.callTool({ name: 'read_text_file', arguments: { path: inside('a.txt') } }))).toBe('A');
     expect(text(await proxy.client.callTool({ name: 'read_text_file', arguments: { path: 'allowed/sub/b.txt' } }))).toBe('B');
     expect(text(await proxy.client.callTool({ name: 'read_text_file', arguments: { path: inside('link-inside') } }))).toBe('B');
     expect(text(await proxy.client.callTool({ name: 'read_text_file', arguments: { path: inside('chain1') } }))).toBe('A');
     expect(text(await proxy.client.callTool({ name: 'read_text_file', arguments: { path: path.join(tree.root, 'alias/a.txt') } }))).toBe('A');
     expect(text(await proxy.client.callTool({ name: 'list_directory', arguments: { path: inside('dirlink-inside') } }))).toMatch(/b\.txt/);
+    // The granted folder itself, with only `fs:<allowed>/` in the policy's scopes (issue 32, item 8).
+    expect(text(await proxy.client.callTool({ name: 'list_directory', arguments: { path: tree.allowed } }))).toMatch(/a\.txt/);
     const written = await proxy.client.callTool({ name: 'write_file', arguments: { path: inside('sub/new.txt'), content: 'from the agent' } });
     expect(written.isError).toBeFalsy();
     expect(fs.readFileSync(inside('sub/new.txt'), 'utf8')).toBe('from the agent');
     const seen = callsReceived().map((m) => m.params.name);
-    expect(seen).toHaveLength(7);
+    expect(seen).toHaveLength(8);
   });
 
   it('leaves everything outside the granted folder unchanged, and the log verifies', () => {

@@ -39,7 +39,7 @@ it('ships typings for the entry point', () => {
 it('runs the atc binary and lists its commands', () => {
   const r = node([path.join(root, 'dist/src/cli/main.js'), '--help']);
   expect(r.status).toBe(0);
-  expect(r.stderr).toContain('usage: atc');
+  expect(r.stdout).toContain('usage: atc');
 });
 
 describe('the agent-tool-capabilities/postgres subpath', () => {
@@ -65,13 +65,30 @@ describe('the agent-tool-capabilities/postgres subpath', () => {
   });
 });
 
-it('loads neither the MCP SDK, the AI SDK nor OpenTelemetry with the root import', () => {
-  const probe = `require('agent-tool-capabilities'); const loaded = Object.keys(require.cache); console.log(JSON.stringify({ mcp: loaded.some((f) => f.includes('@modelcontextprotocol')), ai: loaded.some((f) => /[\\\\/]node_modules[\\\\/](ai|@ai-sdk)[\\\\/]/.test(f)), otel: loaded.some((f) => f.includes('@opentelemetry')), count: loaded.length }))`;
+it('the root import loads no better-sqlite3 until sqliteStore is first called, and no pg, OpenTelemetry, web or experiments code', () => {
+  const probe = `
+    const has = (re) => Object.keys(require.cache).some((f) => re.test(f));
+    const seen = () => ({ sqlite: has(/[\\\\/]node_modules[\\\\/]better-sqlite3[\\\\/]/), pg: has(/[\\\\/]node_modules[\\\\/]pg[\\\\/]/), otel: has(/@opentelemetry/), web: has(/[\\\\/]dist[\\\\/](src[\\\\/])?web[\\\\/]/), experiments: has(/[\\\\/]experiments[\\\\/]/) });
+    const m = require('agent-tool-capabilities');
+    const before = seen();
+    const store = m.sqliteStore({ path: ':memory:' });
+    const after = seen();
+    store.close();
+    console.log(JSON.stringify({ before, after }));`;
   const r = node(['-e', probe]);
   expect(r.stderr).toBe('');
-  const seen = JSON.parse(r.stdout) as { mcp: boolean; ai: boolean; otel: boolean; count: number };
+  const { before, after } = JSON.parse(r.stdout) as { before: Record<string, boolean>; after: Record<string, boolean> };
+  expect(before).toEqual({ sqlite: false, pg: false, otel: false, web: false, experiments: false });
+  expect(after).toMatchObject({ sqlite: true, pg: false });
+});
+
+it('loads neither the MCP SDK nor the AI SDK with the root import', () => {
+  const probe = `require('agent-tool-capabilities'); const loaded = Object.keys(require.cache); console.log(JSON.stringify({ mcp: loaded.some((f) => f.includes('@modelcontextprotocol')), ai: loaded.some((f) => /[\\\\/]node_modules[\\\\/](ai|@ai-sdk)[\\\\/]/.test(f)), count: loaded.length }))`;
+  const r = node(['-e', probe]);
+  expect(r.stderr).toBe('');
+  const seen = JSON.parse(r.stdout) as { mcp: boolean; ai: boolean; count: number };
   expect(seen.count).toBeGreaterThan(1);
-  expect(seen).toMatchObject({ mcp: false, ai: false, otel: false });
+  expect(seen).toMatchObject({ mcp: false, ai: false });
 });
 
 describe.each([

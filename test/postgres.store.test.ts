@@ -2,7 +2,6 @@ import { Pool } from 'pg';
 import { firstValueFrom, filter } from 'rxjs';
 import { LedgerError, openLedger, replay, shardGet, verify } from '../src';
 import { postgresStore } from '../src/postgres';
-import { snapshotLockSpace } from '../src/stores/postgres/postgresSnapshots';
 import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 import { echoTool, hour, pgLedger, pgStore } from './support/pgLedger';
 
@@ -20,6 +19,7 @@ describePg('the PostgreSQL store', () => {
     expect(rows.rows).toEqual([
       { id: 1, name: 'events' },
       { id: 2, name: 'snapshots' },
+      { id: 3, name: 'locks' },
     ]);
     await Promise.all(ledgers.map((l) => l.close()));
   });
@@ -84,7 +84,8 @@ describePg('the PostgreSQL store', () => {
   it('writes no snapshot while another host holds the log’s snapshot lock, and writes once it is free', async () => {
     const schema = freshSchema();
     const holder = await admin.connect();
-    await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(${snapshotLockSpace}, hashtext('${schema}'))`);
+    (await pgLedger(schema)).close(); // migrated, so that the lock's row exists
+    await holder.query(`BEGIN; SELECT FROM ${schema}.snapshot_lock FOR UPDATE`);
     const calls = async (store: ReturnType<typeof pgStore>): Promise<void> => {
       const ledger = await openLedger({ store });
       await ledger.registerTool(echoTool);
@@ -126,12 +127,15 @@ describePg('the PostgreSQL store', () => {
     await admin.query(`GRANT SELECT ON ${schema}.schema_migrations, ${schema}.head TO ${role}`);
     await admin.query(`GRANT SELECT, INSERT ON ${schema}.events TO ${role}`);
     await admin.query(`GRANT SELECT, INSERT, DELETE ON ${schema}.snapshots TO ${role}`);
+    await admin.query(`GRANT SELECT, UPDATE ON ${schema}.log_lock, ${schema}.snapshot_lock TO ${role}`);
     const asRole = url().replace('postgres://postgres@', `postgres://${role}@`);
-    const ledger = await openLedger({ store: postgresStore({ connectionString: asRole, schema, snapshotEvery: 2 }) });
+    const store = postgresStore({ connectionString: asRole, schema, snapshotEvery: 2 });
+    const ledger = await openLedger({ store });
     await ledger.registerTool(echoTool);
     const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
     expect(await ledger.invoke(token, 'echo', { text: 'a' })).toMatchObject({ status: 'completed' });
     await ledger.close();
+    expect(store.snapshotsWritten).toBeGreaterThan(0); // the snapshot lock's grants suffice too
     const pool = new Pool({ connectionString: asRole, max: 1 });
     for (const statement of [`UPDATE ${schema}.events SET at = 0`, `DELETE FROM ${schema}.events`, `TRUNCATE ${schema}.events`, `ALTER TABLE ${schema}.events DISABLE TRIGGER USER`]) {
       await expect(pool.query(statement)).rejects.toThrow(/permission denied|must be owner|append-only/);

@@ -25,8 +25,8 @@ function recordingPool(): { pool: Pool; sent: string[] } {
 
 /** The one-round-trip transaction: lock, conditional insert, asynchronous COMMIT, then the WAL flush outside the lock. */
 const oneTrip = (text: string): boolean =>
-  text.includes('pg_advisory_xact_lock') && text.includes('WHERE coalesce((SELECT max(seq) FROM') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
-const lockAndRead = (text: string): boolean => text.includes('pg_advisory_xact_lock') && !text.includes('INSERT');
+  text.includes('.log_lock FOR UPDATE') && text.includes('WHERE coalesce((SELECT max(seq) FROM') && text.endsWith(`SET LOCAL synchronous_commit = off; COMMIT; ${flushWalStatement}`);
+const lockAndRead = (text: string): boolean => text.includes('.log_lock FOR UPDATE') && !text.includes('INSERT');
 
 /**
  * A store whose ledger never catches up on a timer, so that its view stays exactly what its own
@@ -71,7 +71,7 @@ describePg('the PostgreSQL write transaction', () => {
     await ledger.close();
     const admin = adminPool();
     pools.push(admin);
-    const tables = { schema, events: `"${schema}".events`, head: `"${schema}".head`, snapshots: `"${schema}".snapshots` };
+    const tables = { schema, events: `"${schema}".events`, head: `"${schema}".head`, snapshots: `"${schema}".snapshots`, logLock: `"${schema}".log_lock`, snapshotLock: `"${schema}".snapshot_lock` };
     const hash = 'a'.repeat(64);
     await admin.query(`INSERT INTO ${tables.events} (seq, type, at, hash, prev_hash, body) SELECT g, 'x', 0, '${hash}', '${hash}', '{}' FROM generate_series(1, 50000) AS g`);
     const planOf = async (statement: string): Promise<string> => (await admin.query(`EXPLAIN ${statement}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');

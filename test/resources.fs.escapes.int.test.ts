@@ -140,10 +140,10 @@ afterAll(() => ledger.close());
 async function freshTree(): Promise<Record<string, string>> {
   tree?.remove();
   tree = buildFsTree();
-  // The folder and what is below it: listing the folder itself needs `fs:/…/allowed` too.
+  // The folder's scope alone: it covers the folder itself (listed as '.') and what is below it.
   ({ token } = await ledger.issue({
     tools: ['fs.read', 'fs.list', 'fs.write', 'fs.create', 'fs.rename'],
-    resources: [fsScope(tree.allowed), fsResource(tree.allowed)],
+    resources: [fsScope(tree.allowed)],
     expiresAt: Date.now() + 600_000,
     budget: { calls: 100, inputBytes: 100_000 },
   }));

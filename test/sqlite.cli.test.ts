@@ -42,12 +42,12 @@ describe('atc audit', () => {
   });
   afterAll(() => log.ledger.close());
 
-  it('prints every decision as a table: time, seq, grant, tool, decision, reason, bytes', async () => {
+  it('prints every decision as a table: time, seq, grant, tool, decision, reason, outcome, bytes', async () => {
     const io = captureIo();
     expect(await runAudit([log.file], io)).toBe(0);
-    expect(io.stdout[0]).toMatch(/^time\s+seq\s+grant\s+tool\s+decision\s+reason\s+bytes$/);
+    expect(io.stdout[0]).toMatch(/^time\s+seq\s+grant\s+tool\s+decision\s+reason\s+outcome\s+bytes$/);
     expect(io.stdout).toHaveLength(5);
-    expect(io.stdout[3]?.split(/\s+/)).toEqual(['2025-01-01T00:01:00.000Z', '9', log.a.grantId, 'notes.write', 'rejected', 'call_budget_exhausted', '11']);
+    expect(io.stdout[3]?.split(/\s+/)).toEqual(['2025-01-01T00:01:00.000Z', '9', log.a.grantId, 'notes.write', 'rejected', 'call_budget_exhausted', '-', '11']);
   });
 
   it('--json prints one JSON object per decision', async () => {
@@ -79,7 +79,8 @@ describe('atc audit', () => {
     for (const args of [[log.file, '--nope'], [log.file, '--since', 'yesterday'], [log.file, '--follow-max', '0'], []]) {
       const io = captureIo();
       expect(await runAudit(args, io)).toBe(2);
-      expect(io.stderr.at(-1)).toMatch(/usage: atc audit/);
+      expect(io.stderr[0]).toMatch(/^atc audit: (unknown option --nope|--since|--follow-max|missing <log>)/);
+      expect(io.stderr.at(-1)).toBe("run 'atc audit --help' for its options");
     }
   });
 

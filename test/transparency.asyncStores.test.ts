@@ -166,7 +166,7 @@ describePg('atc checkpoint, prove and verify --checkpoint on a postgres:// log',
     await other.close();
     const forked = await cli(runVerify, `${url()}?schema=${otherSchema}`, '--checkpoint', checkpointFile, '--vkey', vkey);
     expect(forked.code).toBe(1);
-    expect(forked.err).toMatch(/NOT CONSISTENT WITH CHECKPOINT/);
+    expect(forked.err).toMatch(/NOT VERIFIED: the log is not consistent with checkpoint/);
     expect((await cli(runProve, `${url()}?schema=${otherSchema}`, '--seq', '3', '--checkpoint', checkpointFile)).code).toBe(1);
   });
 });

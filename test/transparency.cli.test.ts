@@ -157,11 +157,15 @@ describe('atc prove and atc verify-proof', () => {
   });
 });
 
+/** The verdict lines a run printed, stdout and stderr together. */
+const verdicts = (run: { out: string; err: string }): string[] => `${run.out}\n${run.err}`.split('\n').filter((l) => /^(verified|NOT VERIFIED)/.test(l));
+
 describe('atc verify <log> --checkpoint', () => {
   test('exit 0 for the checkpoint’s log and for an extension of it', async () => {
     const same = await cli(runVerify, log, '--checkpoint', checkpointFile, '--vkey', vkey);
     expect(same.code).toBe(0);
     expect(same.out).toContain('the same log');
+    expect(verdicts(same)).toEqual([expect.stringMatching(/^verified: head seq \d+ hash [0-9a-f]{64}, consistent with checkpoint /)]);
     const extended = tmp.file('extended.sqlite');
     copyFileSync(log, extended);
     const ledger = createLedger({ store: sqliteStore({ path: extended }) });
@@ -183,6 +187,9 @@ describe('atc verify <log> --checkpoint', () => {
     const result = await cli(runVerify, forked, '--checkpoint', checkpointFile, '--vkey', vkey);
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/rewritten or forked/);
+    // One verdict: the log itself verifies, but "verified" must not be printed before the failure.
+    expect(verdicts(rolledBack)).toEqual([expect.stringMatching(/^NOT VERIFIED: the log is not consistent with checkpoint/)]);
+    expect(verdicts(result)).toEqual([expect.stringMatching(/^NOT VERIFIED: the log is not consistent with checkpoint/)]);
   });
 
   test('exit 1 when the checkpoint is not signed by the given key; 2 without --vkey', async () => {

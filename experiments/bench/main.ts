@@ -17,6 +17,7 @@ import { postgres } from './scenarios/postgres';
 import { mcpProxy } from './scenarios/mcpProxy';
 import { transparency } from './scenarios/transparency';
 import { budgets } from './scenarios/budgets';
+import { schemaWork } from './scenarios/schemaWork';
 import { otel } from './scenarios/otel';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
@@ -34,6 +35,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '10': mcpProxy,
   '11': transparency,
   '12': budgets,
+  '13': schemaWork,
   '14': otel,
 };
 

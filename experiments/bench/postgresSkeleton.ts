@@ -4,7 +4,8 @@ import { GroupBatcher, type RawRow } from './postgresRaw';
 
 /**
  * The ledger's write protocol with the ledger taken out: each batch is one transaction that takes a
- * transaction-scoped advisory lock and reads (as one text, split but never parsed) every row other
+ * transaction-scoped advisory lock (the ledger's before issue 30; it now locks a row, which also writes
+ * a small WAL record: kept here so that this ceiling stays comparable with the runs recorded) and reads (as one text, split but never parsed) every row other
  * processes appended since this one last looked, in one round trip; then inserts the batch, commits
  * asynchronously and flushes the WAL, in a second. No body is parsed, no chain or hash checked,
  * nothing folded or decided. What this reaches bounds what any ledger using the protocol can reach.

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Hardware } from '../evidence/types';
+import type { Hardware } from '../../src/evidence/types';
 import { createHash } from 'node:crypto';
 
 /** What is hashed into `sourceHashes`: everything that decides what the experiment runs. */

@@ -1,5 +1,5 @@
 import type { KeyedInvokeOutcome } from '../../src';
-import type { Observed } from '../evidence/types';
+import type { Observed } from '../../src/evidence/types';
 
 /** What an `invoke` result says about the decision (the value and error are left out on purpose). */
 export function observedOf(outcome: KeyedInvokeOutcome): Observed {

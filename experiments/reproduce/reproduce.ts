@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { summarize } from '../evidence/summarize';
-import { evidenceSchemaVersion, type Evidence } from '../evidence/types';
+import { summarize } from '../../src/evidence/summarize';
+import { evidenceSchemaVersion, type Evidence } from '../../src/evidence/types';
 import { hardwareOf, packageRoot, revisionOf, sourceHashesOf } from './environment';
 import { runConcurrency } from './runConcurrency';
 import { runRevocation } from './runRevocation';

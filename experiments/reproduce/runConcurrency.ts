@@ -1,7 +1,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { createLedger, inputBytesOf, type LedgerEvent, type RejectReason } from '../../src';
-import type { AttemptRecord, ConcurrencyRecord } from '../evidence/types';
+import type { AttemptRecord, ConcurrencyRecord } from '../../src/evidence/types';
 import { NotesStore } from './notesStore';
 import { registerNotesTools } from './notesTools';
 import { barrierSlot, barrierSlots, raceArgs, type InvokeReply, type InvokeRequest, type RaceWorkerData, type WorkerReport } from './raceProtocol';

@@ -1,5 +1,5 @@
 import { createLedger, type InvokeOutcome, type LedgerEvent, type ToolContext } from '../../src';
-import type { RevocationRecord } from '../evidence/types';
+import type { RevocationRecord } from '../../src/evidence/types';
 import { NotesStore } from './notesStore';
 import { registerNotesTools } from './notesTools';
 

@@ -1,9 +1,9 @@
 import { createLedger, type IssueOptions, type LedgerEvent } from '../../src';
-import type { CaseRecord } from '../evidence/types';
+import type { CaseRecord } from '../../src/evidence/types';
 import { NotesStore } from './notesStore';
 import { registerNotesTools } from './notesTools';
 import { observedOf } from './outcome';
-import { seedNotes, sequentialCases, type CaseDefinition, type GrantLabel } from './sequentialCases';
+import { seedNotes, sequentialCases, type CaseDefinition, type GrantLabel } from '../../src/evidence/sequentialCases';
 
 const hourMs = 3_600_000;
 

@@ -4,8 +4,8 @@ import type { CallAdmittedPayload, CallRejectedPayload, MeterAmounts, Reservatio
 import { canBindKey, liveBinding } from './idempotency';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
-import { chainAuthority } from './grantChain';
-import { hopDecision } from './fetchHop';
+import { ancestorRecords, chainAuthority } from './grantChain';
+import { chainHopDecision } from './fetchHop';
 import { grantScopeProblem, resourceTemplatesProblem } from './grantSpec';
 import { exhaustedMeter, settlementCharge } from './meters';
 import { chainRateWait } from './rateWindow';
@@ -241,12 +241,14 @@ function decideTimeout(state: LedgerState, command: TimeoutCommand): Decision {
   return emit({ type: 'call.failed', callId: call.callId, grantId: call.grantId, tool: call.tool, refunded, timedOut: true });
 }
 
-/** A hop of a running call's fetch, checked against that call's grant (see fetchHop.ts). */
+/** A hop of a running call's fetch, checked against that call's grant and every ancestor's (see fetchHop.ts). */
 function decideHop(state: LedgerState, command: HopCommand): Decision {
   const call = shardGet(state.inFlight, command.callId);
   const grant = call === undefined ? undefined : shardGet(state.grants, call.grantId);
   if (call === undefined || grant === undefined) return refuse('unknown_call', 'no call in flight has that id');
-  const verdict = hopDecision(grant.scope.resources, command);
+  // A missing ancestor happens only in a log verify refuses anyway: fail closed (no scopes allow nothing).
+  const ancestors = ancestorRecords(state, grant)?.map((a) => a.scope.resources) ?? [[]];
+  const verdict = chainHopDecision(grant.scope.resources, ancestors, command);
   return emit({
     type: 'fetch.hop',
     callId: call.callId,

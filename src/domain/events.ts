@@ -37,7 +37,7 @@ export interface GrantScope {
   readonly tools: readonly string[];
   /** Narrowing JSON Schema per tool name, applied to the whole arguments object. */
   readonly args: { readonly [tool: string]: JsonObject };
-  /** Canonical resource scopes: 'x/' covers what is strictly below x/, 'x' only x itself. */
+  /** Canonical resource scopes: 'x/' covers what is strictly below x/ (an `fs:` one also the folder x), 'x' only x itself. */
   readonly resources: readonly string[];
   readonly notBefore: number;
   readonly expiresAt: number;

@@ -33,6 +33,25 @@ function namesAuthority(scope: string, authority: string): boolean {
   return scope === authority || scope.startsWith(`${authority}/`);
 }
 
+/**
+ * One hop against a delegation chain's scopes, the call's own grant first, then its ancestors
+ * (root first): allowed only when every grant would allow it on its own scopes, else the first
+ * refusal. A child's scopes lie inside its parent's (checked at issue), so resources and ports
+ * decide as before; what the chain adds is the address rule: a loopback, private or link-local
+ * address is named only when every grant from the host-issued root down names it, so an agent's
+ * own attenuation can never turn a refusal into an admission (issue 30, item 1).
+ */
+export function chainHopDecision(own: readonly string[], ancestors: readonly (readonly string[])[], facts: HopFacts): 'allowed' | HopRefusalReason {
+  const verdict = hopDecision(own, facts);
+  if (verdict !== 'allowed') return verdict;
+  for (const scopes of ancestors) {
+    const theirs = hopDecision(scopes, facts);
+    if (theirs !== 'allowed') return theirs;
+  }
+  return 'allowed';
+}
+
+/** One hop against one grant's scopes. */
 export function hopDecision(scopes: readonly string[], facts: HopFacts): 'allowed' | HopRefusalReason {
   if (!Number.isSafeInteger(facts.hop) || facts.hop < 0) return 'invalid_resource';
   if (facts.hop > limits.redirectsMax) return 'redirect_limit';

@@ -8,6 +8,21 @@ export const limits = {
   argumentBytesMax: 1_048_576,
   /** Nesting depth of arguments. Deeper calls are `invalid_arguments`. */
   argumentDepthMax: 64,
+  /** Subschema nesting of a tool schema or narrowing (deeper ones are refused when registered or issued). */
+  schemaNestingMax: 64,
+  /** JSON values of a tool schema or narrowing with every `$ref` unfolded (larger ones are refused). */
+  schemaNodesMax: 100_000,
+  /**
+   * Work an agent's own narrowings may cost one call: the weight of their sub-schemas applied to every
+   * item or member (see src/tools/schemaBounds.ts) times the call's canonical bytes, summed over the
+   * narrowings made by `attenuate` along the grant's chain. A call over it is `argument_not_permitted`.
+   */
+  narrowingWorkMax: 4_194_304,
+  /**
+   * Characters of a string checked against a format whose values are short by nature (dates, times,
+   * durations, e-mail addresses, host names, IP addresses, UUIDs, regexes): a longer string fails it.
+   */
+  formatCharsMax: 1_024,
   /** Resources one call may name. */
   resourcesPerCallMax: 256,
   /** UTF-8 bytes of one resource, and of one of its path segments. */

@@ -24,6 +24,28 @@ export function meterAmountsProblem(value: unknown, what: string): string | unde
   return undefined;
 }
 
+/**
+ * A meter map from code the ledger does not control (a tool's `ctx.report`, a `cost(args)`), read
+ * once: its keys once, each value once, into a frozen plain copy in name order that is then
+ * validated. A getter or Proxy that answers differently on a second read never gets that answer
+ * past the check (issue 30, item 10). A map that throws while read is a problem, never a throw.
+ */
+export function meterAmountsSnapshot(value: unknown, what: string): { readonly ok: true; readonly amounts: MeterAmounts } | { readonly ok: false; readonly problem: string } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: `${what} must be an object of meter names to non-negative safe integers` };
+  const copy: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  try {
+    const names = Object.keys(value);
+    // Bound before reading values: a Proxy can list any number of keys.
+    if (names.length > limits.metersPerGrantMax) return { ok: false, problem: `${what} may name at most ${limits.metersPerGrantMax} meters` };
+    for (const name of names) copy[name] = (value as Record<string, unknown>)[name];
+  } catch {
+    return { ok: false, problem: `${what} could not be read as plain data` };
+  }
+  const problem = meterAmountsProblem(copy, what);
+  if (problem !== undefined) return { ok: false, problem };
+  return { ok: true, amounts: sortedMeters(copy as MeterAmounts) };
+}
+
 /** The amount a map holds for a meter (0 when it names none). */
 export function meterAmount(map: MeterAmounts | undefined, meter: string): number {
   return map !== undefined && own(map, meter) ? (map[meter] as number) : 0;

@@ -1,5 +1,5 @@
 import type { Narrowing } from './commands';
-import type { JsonObject, JsonValue } from './json';
+import type { JsonObject } from './json';
 import { isTimeout } from './grantSpec';
 import { limits } from './limits';
 import { rateProblem } from './grantSpec';
@@ -16,23 +16,6 @@ const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.is
 // Number.isFinite is false for every non-number (it does not convert).
 const isTime = (v: unknown): v is number => Number.isFinite(v);
 const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
-
-/**
- * Whether an agent's schema uses a regular expression (`pattern`, `patternProperties`, or the
- * `regex` format's input) anywhere: such a schema would run the agent's own regular expression
- * inside the serialized admission step, where catastrophic backtracking would stall every caller.
- * Conservative: any key of those names counts, a property named so included.
- */
-function usesRegularExpression(value: JsonValue, depth: number): boolean {
-  if (depth > limits.argumentDepthMax) return true;
-  if (Array.isArray(value)) return value.some((v) => usesRegularExpression(v, depth + 1));
-  if (!isObject(value)) return false;
-  for (const key of Object.keys(value)) {
-    if (key === 'pattern' || key === 'patternProperties') return true;
-    if (usesRegularExpression(value[key] as JsonValue, depth + 1)) return true;
-  }
-  return false;
-}
 
 /**
  * Reads an agent's attenuation request (a plain JSON snapshot, already bounded in size and depth)
@@ -58,7 +41,6 @@ export function parseNarrowing(request: JsonObject): ParsedNarrowing {
     for (const key of Object.keys(args)) {
       const schema = args[key];
       if (!isObject(schema)) return fail('args must map each tool to a JSON Schema object');
-      if (usesRegularExpression(schema, 0)) return fail('args schemas from an agent may not use pattern or patternProperties');
     }
     out.args = args as { readonly [tool: string]: JsonObject };
   }

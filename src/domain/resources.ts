@@ -41,11 +41,18 @@ export function isCanonicalScope(scope: unknown): scope is string {
   return scope.endsWith('/') && isCanonicalResource(scope.slice(0, -1));
 }
 
-/** 'x/' covers what is strictly below x/ (and the root 'scheme:/' itself); 'x' covers only x. */
+/**
+ * 'x/' covers what is strictly below x/ (and the root 'scheme:/' itself); 'x' covers only x. A
+ * folder scope `fs:/…/x/` also covers the folder `fs:/…/x` itself, so a granted folder can be
+ * listed (issue 32, item 8); virtual schemes keep the contract's rule (`notes:/drafts/` never
+ * covers `notes:/drafts`). Never a sibling sharing the prefix (`x_evil`): neither x nor below x/.
+ */
 export function scopeCovers(scope: string, resource: string): boolean {
   if (scope === resource) return true;
+  if (!scope.endsWith('/')) return false;
   // Not equal, so a resource that starts with the scope is strictly longer: strictly below it.
-  return scope.endsWith('/') && resource.startsWith(scope);
+  if (resource.startsWith(scope)) return true;
+  return resource.startsWith('fs:/') && resource.length === scope.length - 1 && scope.startsWith(resource);
 }
 
 /** Checks every resource a call names: canonical first, then covered by some scope. */

@@ -9,7 +9,7 @@
  * - `address_not_permitted`: the host resolved to a loopback, private, link-local, unspecified or
  *   reserved address that no scope names literally;
  * - `redirect_limit`: more than 10 redirects;
- * - `call_not_running`: the call has settled (a tool kept its context);
+ * - `call_not_running`: the call has ended (returned, threw, timed out) and a tool kept its context;
  * - `ledger_unavailable`: the ledger could not record the hop's decision (fail closed).
  */
 export type ResourceRefusalCode =

@@ -3,8 +3,8 @@ import { CheckedFs, type CheckedFsHooks, type CheckedOpenFlags } from './fs/chec
 import type { FsCheck } from './fs/fsChecks';
 import type { HopFacts } from '../domain/fetchHop';
 import type { MeterAmounts } from '../domain/events';
-import { meterAmountsProblem, sortedMeters } from '../domain/meters';
-import type { ResourceRefusalCode } from './resourceRefusedError';
+import { meterAmountsSnapshot } from '../domain/meters';
+import { ResourceRefusedError, type ResourceRefusalCode } from './resourceRefusedError';
 import { checkedFetch, type CheckedFetchInit, type HopGate, type ResolveHost } from './url/checkedFetch';
 
 /** What admission checked for one call: the resources `resources(args)` named, and what each `fsResource` in it resolved. */
@@ -25,23 +25,37 @@ export interface LedgerHops {
 
 /**
  * A running call's context: `signal`, ids, and the resource helpers (`ctx.open`, `ctx.fetch`…),
- * whose file state is made only when the tool first uses one.
+ * whose file state is made only when the tool first uses one. Its authority ends with the call: once
+ * `end()` is called every helper and `report` refuse, and once the signal is aborted every helper
+ * does (a tool may keep its context, or run on after a timeout).
  */
 export class ToolCallContext implements HopGate {
   private files: CheckedFs | undefined;
+  private ended = false;
   /** The tool's last `report(usage)`: a frozen copy, read when the call settles. */
   reported: MeterAmounts | undefined;
 
   constructor(
     readonly callId: string,
     readonly grantId: string,
-    private readonly abort: { readonly signal: AbortSignal },
+    private readonly abort: { readonly signal: AbortSignal; readonly aborted: boolean },
     private readonly checked: CheckedResources,
     private readonly hops: LedgerHops,
   ) {}
 
   get signal(): AbortSignal {
     return this.abort.signal;
+  }
+
+  /** The ledger decided the call's outcome (the tool returned or threw, or it timed out): no more authority. */
+  end(): void {
+    this.ended = true;
+  }
+
+  /** `call_not_running` once ended; the abort reason once aborted (as `signal.throwIfAborted()`, and `ctx.fetch`). */
+  private ensureRunning(): void {
+    if (this.ended) throw new ResourceRefusedError('call_not_running');
+    if (this.abort.aborted) this.signal.throwIfAborted();
   }
 
   /** HopGate: the scopes of this call's grant. */
@@ -55,7 +69,7 @@ export class ToolCallContext implements HopGate {
   }
 
   private get fs(): CheckedFs {
-    this.files ??= new CheckedFs(this.checked.fsChecks, this.checked.resources, this.hops.fsHooks);
+    this.files ??= new CheckedFs(this.checked.fsChecks, this.checked.resources, this.hops.fsHooks, () => this.ensureRunning());
     return this.files;
   }
 
@@ -73,12 +87,16 @@ export class ToolCallContext implements HopGate {
   }
   /** What the call really used per meter; the last report counts (the ledger clamps it to the reservation). */
   report(usage: MeterAmounts): void {
-    const problem = meterAmountsProblem(usage, 'report');
-    if (problem !== undefined) throw new TypeError(problem);
-    this.reported = sortedMeters(usage);
+    // Not on abort: a cancelled tool may still say what it used before it stops.
+    if (this.ended) throw new ResourceRefusedError('call_not_running');
+    // Read once, then validated: what is checked is what is charged.
+    const snapshot = meterAmountsSnapshot(usage, 'report');
+    if (!snapshot.ok) throw new TypeError(snapshot.problem);
+    this.reported = snapshot.amounts;
   }
 
-  fetch(url: string | URL, init: CheckedFetchInit = {}): Promise<Response> {
+  async fetch(url: string | URL, init: CheckedFetchInit = {}): Promise<Response> {
+    this.ensureRunning();
     return checkedFetch(url, init, this, this.hops.resolveHost, this.signal);
   }
 }

@@ -2,7 +2,7 @@ import type { AdmitCommand, Command } from '../domain/commands';
 import { checkAuthority } from '../domain/decide';
 import type { MeterAmounts } from '../domain/events';
 import type { JsonObject } from '../domain/json';
-import { meterAmountsProblem, sortedMeters } from '../domain/meters';
+import { meterAmountsSnapshot } from '../domain/meters';
 import type { ArgumentCheck, ResourceCheck } from '../domain/reasons';
 import { checkResources } from '../domain/resources';
 import { shardGet } from '../domain/shardedMap';
@@ -10,6 +10,8 @@ import type { GrantRecord, LedgerState } from '../domain/state';
 import type { ArgumentSnapshot } from '../tools/arguments';
 import { collectFsChecks } from '../resources/fs/fsChecks';
 import type { CheckedResources } from '../resources/toolContext';
+import { limits } from '../domain/limits';
+import type { ArgumentValidator } from '../tools/schemas';
 import type { ToolRegistry } from './toolRegistry';
 import type { ToolDefinition } from './types';
 
@@ -44,6 +46,8 @@ export function admitCommand(
   at: number,
   /** Told what an admissible call's resources were (and what `fsResource` resolved), for `ctx.open`. */
   onChecked?: (checked: CheckedResources) => void,
+  /** Told, for a call refused on its arguments, what failed (for the agent's outcome; never logged). */
+  onRefused?: (refusal: ArgumentRefusal) => void,
 ): Command | undefined {
   const grantId = call.tokenDigest === undefined ? undefined : shardGet(state.tokens, call.tokenDigest);
   let argumentCheck: ArgumentCheck = 'ok';
@@ -55,15 +59,22 @@ export function admitCommand(
     if (attached === undefined) return undefined;
     if (!call.args.ok || call.idempotency === 'invalid' || !attached.validate(call.args.value)) {
       argumentCheck = 'invalid_arguments';
+      onRefused?.({ reason: argumentCheck, message: invalidArgumentsMessage(call, attached.validate) });
     } else {
-      if (!passesNarrowing(registry, authority.ancestors, authority.grant, call.tool, call.args.value)) argumentCheck = 'argument_not_permitted';
+      const narrowing = narrowingRefusal(registry, authority.ancestors, authority.grant, call.tool, call.args);
+      if (narrowing !== undefined) {
+        argumentCheck = 'argument_not_permitted';
+        onRefused?.({ reason: argumentCheck, message: narrowing });
+      }
       // A child's resource scopes are each covered by its parent's (checked at issue): its own decide.
       else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources, onChecked);
       // Priced only when it can matter (every check before the budgets passed).
       if (resourceCheck === 'ok' && argumentCheck === 'ok' && attached.definition.cost !== undefined) {
         const priced = evaluateCost(attached.definition, call.args.value);
-        if (priced === 'invalid') argumentCheck = 'invalid_arguments';
-        else cost = priced;
+        if (priced === 'invalid') {
+          argumentCheck = 'invalid_arguments';
+          onRefused?.({ reason: argumentCheck, message: "the tool's cost(args) could not price these arguments (the host's cost function threw or returned no meter amounts)" });
+        } else cost = priced;
       }
     }
   }
@@ -97,20 +108,50 @@ function evaluateCost(tool: ToolDefinition<JsonObject, unknown>, args: JsonObjec
   } catch {
     return 'invalid';
   }
-  if (meterAmountsProblem(value, 'cost') !== undefined) return 'invalid';
-  const map = value as MeterAmounts;
-  // A plain copy in name order: host code may keep and change its object after the check.
-  return Object.keys(map).length === 0 ? undefined : sortedMeters(map);
+  // Read once into a plain copy in name order, then checked: host code may keep and change its
+  // object, or answer a second read differently.
+  const snapshot = meterAmountsSnapshot(value, 'cost');
+  if (!snapshot.ok) return 'invalid';
+  return Object.keys(snapshot.amounts).length === 0 ? undefined : snapshot.amounts;
 }
 
-/** Every narrowing schema along the chain (root first, the grant last) must accept the arguments. */
-function passesNarrowing(registry: ToolRegistry, ancestors: readonly GrantRecord[], grant: GrantRecord, tool: string, args: JsonObject): boolean {
-  for (const ancestor of ancestors) {
-    const narrowing = registry.narrowingFor(ancestor, tool);
-    if (narrowing !== null && !narrowing(args)) return false;
+/** What an agent is told about a call refused on its arguments (see narrowingRefusal, invalidArgumentsMessage). */
+export interface ArgumentRefusal {
+  readonly reason: 'invalid_arguments' | 'argument_not_permitted';
+  readonly message: string;
+}
+
+function invalidArgumentsMessage(call: AgentCall, validate: ArgumentValidator): string {
+  if (!call.args.ok) return `the arguments are not a plain JSON object of at most ${limits.argumentBytesMax} canonical bytes and ${limits.argumentDepthMax} levels`;
+  if (call.idempotency === 'invalid') return `the idempotency key is not a string of 1-${limits.idempotencyKeyCharsMax} characters`;
+  return `the arguments do not satisfy the tool's input schema: ${validate.explain()}`;
+}
+
+/**
+ * Every narrowing schema along the chain (root first, the grant last) must accept the arguments;
+ * undefined when they do, else what failed. The narrowings agents made (grants issued by `attenuate`)
+ * are first bounded in work: their fan-out weight times the call's bytes (limits.narrowingWorkMax).
+ */
+function narrowingRefusal(registry: ToolRegistry, ancestors: readonly GrantRecord[], grant: GrantRecord, tool: string, args: Extract<ArgumentSnapshot, { ok: true }>): string | undefined {
+  let weight = agentFanOut(registry, grant, tool);
+  for (const ancestor of ancestors) weight += agentFanOut(registry, ancestor, tool);
+  const work = weight * args.bytes;
+  if (work > limits.narrowingWorkMax) {
+    return `the narrowings made by attenuate along this grant's chain would cost ${work} work units on ${args.bytes} bytes of arguments, over the bound of ${limits.narrowingWorkMax} (send fewer bytes, or narrow items and members less)`;
+  }
+  for (const record of ancestors) {
+    const narrowing = registry.narrowingFor(record, tool);
+    if (narrowing !== null && !narrowing(args.value)) return `the arguments fall outside a narrowing schema of the grant's chain: ${narrowing.explain()}`;
   }
   const narrowing = registry.narrowingFor(grant, tool);
-  return narrowing === null || narrowing(args);
+  if (narrowing !== null && !narrowing(args.value)) return `the arguments fall outside the grant's narrowing schema: ${narrowing.explain()}`;
+  return undefined;
+}
+
+/** The fan-out weight of a grant's narrowing for a tool when an agent made it (by attenuate), else 0. */
+function agentFanOut(registry: ToolRegistry, grant: GrantRecord, tool: string): number {
+  if (grant.parentGrantId === undefined) return 0;
+  return registry.narrowingFor(grant, tool)?.fanOut ?? 0;
 }
 
 function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[], onChecked?: (checked: CheckedResources) => void): ResourceCheck {

@@ -6,6 +6,7 @@ import { limits } from '../domain/limits';
 import { parseNarrowing } from '../domain/narrowing';
 import { snapshotArguments } from '../tools/arguments';
 import type { SchemaCompiler } from '../tools/schemas';
+import { undeclaredNarrowingProblem } from './narrowingChecks';
 import type { AttenuateOutcome, RevokeDelegationOutcome } from './types';
 
 // The shell's side of an agent's delegation requests: bound and snapshot the hostile request, run
@@ -16,7 +17,7 @@ export const attenuationUnavailable: AttenuateOutcome = Object.freeze({ status: 
 export const revocationUnavailable: RevokeDelegationOutcome = Object.freeze({ status: 'rejected', reason: 'ledger_unavailable', message: unavailableMessage });
 
 /** The request as the decider takes it, and (when malformed) what the agent is told is wrong. */
-export function checkAttenuationRequest(compiler: SchemaCompiler, raw: unknown): { readonly request: CheckedRequest; readonly problem?: string } {
+export function checkAttenuationRequest(compiler: SchemaCompiler, raw: unknown, inputSchemaOf: (tool: string) => JsonObject | undefined): { readonly request: CheckedRequest; readonly problem?: string } {
   const invalid = (problem: string) => ({ request: { kind: 'invalid' } as const, problem });
   if (raw === undefined) return { request: { kind: 'narrowing', narrowing: {} } };
   // The same bounded, getter-safe snapshot as a call's arguments; then a tighter size bound.
@@ -25,12 +26,15 @@ export function checkAttenuationRequest(compiler: SchemaCompiler, raw: unknown):
   if (snapshot.bytes > limits.attenuationBytesMax) return invalid(`the request may be at most ${limits.attenuationBytesMax} bytes of canonical JSON`);
   const parsed = parseNarrowing(snapshot.value);
   if (!parsed.ok) return invalid(parsed.problem);
-  for (const schema of Object.values(parsed.narrowing.args ?? {})) {
+  for (const [tool, schema] of Object.entries(parsed.narrowing.args ?? {})) {
     try {
-      compiler.compileNarrowing(schema as JsonObject);
-    } catch {
-      return invalid('an args schema does not compile');
+      compiler.compileNarrowing(schema, 'agent');
+    } catch (error) {
+      // The compiler's messages name the agent's own schema (keywords, paths, its patterns), never a token.
+      return invalid(`args[${JSON.stringify(tool).slice(0, 140)}] does not compile: ${(error as Error).message.slice(0, 300)}`);
     }
+    const undeclared = undeclaredNarrowingProblem(inputSchemaOf(tool), tool, schema);
+    if (undeclared !== undefined) return invalid(undeclared);
   }
   return { request: { kind: 'narrowing', narrowing: parsed.narrowing } };
 }

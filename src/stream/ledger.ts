@@ -26,7 +26,7 @@ import { ToolRegistry } from './toolRegistry';
 import { ScopeInterner } from './scopeInterner';
 import type { AttenuateOutcome, AttenuationRequest, RevokeDelegationOutcome, IssueOptions, InvokeOutcome, InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Ledger, LedgerOptions, LogFollower, RevokeOptions, ToolDefinition, Usage, IssuedGrant } from './types';
 import { openFollowerOnEvents, openLogAsync, openLogWithFollower } from './openLog';
-import { admitCommand, type AgentCall } from './admitCommand';
+import { admitCommand, type ArgumentRefusal, type AgentCall } from './admitCommand';
 import { grantUsage } from './grantUsage';
 import type { HopFacts } from '../domain/fetchHop';
 import type { ResourceRefusalCode } from '../resources/resourceRefusedError';
@@ -40,6 +40,7 @@ import { readInvokeOptions } from './invokeOptions';
 import { onSignalAbort, signalAborted, signalReason } from './hostSignal';
 import { bindingAt, keyStatus } from '../domain/idempotency';
 import { HeldOutcomes } from './heldOutcomes';
+import { inputSchemaOf, undeclaredNarrowingProblem } from './narrowingChecks';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 
 /** What a batch tells each request: its events, a refusal, or that the store failed. */
@@ -49,7 +50,7 @@ type BatchResult =
   | { readonly kind: 'unavailable'; readonly cause: unknown };
 
 type HostRequest = { readonly kind: 'host'; readonly command: (at: number, state: LedgerState) => Command; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
-type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void; readonly queuedAt: number; checked: CheckedResources };
+type InvokeRequest = AgentCall & { readonly kind: 'invoke'; readonly done: (r: BatchResult) => void; readonly queuedAt: number; checked: CheckedResources; refusal?: ArgumentRefusal };
 /** An asynchronous store's periodic fold of other writers' events (it decides nothing). */
 type CatchUpRequest = { readonly kind: 'catchUp'; readonly done: (r: BatchResult) => void; readonly queuedAt: number };
 type Request = HostRequest | InvokeRequest | CatchUpRequest;
@@ -207,6 +208,8 @@ class LedgerImpl implements Ledger {
       } catch (error) {
         throw new TypeError(`args[${JSON.stringify(tool)}] does not compile: ${(error as Error).message}`);
       }
+      const undeclared = undeclaredNarrowingProblem(inputSchemaOf(this.current, tool), tool, schema as JsonObject);
+      if (undeclared !== undefined) throw new TypeError(undeclared);
     }
     const templates = options.resourceTemplates === undefined ? undefined : (hostJson(options.resourceTemplates, 'resourceTemplates') as unknown as ResourceTemplates);
     const token = newToken();
@@ -380,6 +383,9 @@ class LedgerImpl implements Ledger {
       if (event?.type !== 'call.rejected') return rejected(callId, 'ledger_unavailable');
       if (event.retryAfterMs !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), retryAfterMs: event.retryAfterMs };
       if (event.meter !== undefined) return { status: 'rejected', callId, reason: event.reason, message: rejectMessage(event.reason), meter: event.meter };
+      // What failed in the arguments, for the agent only: the event keeps just the reason.
+      const refusal = (request as InvokeRequest).refusal;
+      if (refusal !== undefined && refusal.reason === event.reason) return { status: 'rejected', callId, reason: event.reason, message: refusal.message };
       return rejected(callId, event.reason);
     }
     return this.execute<Result>(event, ordinal, snapshot, (request as InvokeRequest).checked, read === 'unreadable' ? undefined : read.signal);
@@ -436,6 +442,8 @@ class LedgerImpl implements Ledger {
       outcome = await Promise.race([run(), timeout]);
       if (outcome !== undefined) this.timeouts.cancel(admitted.callId);
     }
+    // The outcome is decided: a context the tool kept (or a tool still running after its timeout) acts no more.
+    context.end();
     stopListening();
     if (outcome !== undefined) {
       const outcomeKind = outcome.status === 'completed' ? 'completed' : 'failed';
@@ -573,7 +581,7 @@ class LedgerImpl implements Ledger {
     try {
       if (this.closing) return attenuationUnavailable;
       const digest = presentedTokenDigest(token);
-      const checked = checkAttenuationRequest(this.registry.compiler, request);
+      const checked = checkAttenuationRequest(this.registry.compiler, request, (tool) => inputSchemaOf(this.current, tool));
       const child = { grantId: newGrantId(), token: newToken() };
       const childDigest = tokenDigest(child.token);
       const events = await this.runAgent((at, state) => ({
@@ -748,7 +756,7 @@ class LedgerImpl implements Ledger {
         results.push({ kind: 'unavailable', cause: 'the clock did not return a finite number' });
         continue;
       }
-      const command = request.kind === 'host' ? request.command(at, state) : admitCommand(this.registry, state, request, at, (checked) => (request.checked = checked));
+      const command = request.kind === 'host' ? request.command(at, state) : admitCommand(this.registry, state, request, at, (checked) => (request.checked = checked), (refusal) => (request.refusal = refusal));
       if (command === undefined) {
         // The log knows the tool but this ledger object has no implementation to check or run:
         // a host misconfiguration, not an agent decision, so fail closed without logging a verdict.

@@ -8,7 +8,7 @@ export interface AttachedTool {
   readonly validate: ArgumentValidator;
 }
 
-const refuseAll: ArgumentValidator = () => false;
+const refuseAll: ArgumentValidator = Object.assign(() => false, { explain: () => '/: the narrowing no longer compiles, so it permits nothing', fanOut: 0 });
 
 /** Tool implementations attached to this ledger object, and compiled validators (host side). */
 export class ToolRegistry {
@@ -37,7 +37,8 @@ export class ToolRegistry {
     let validator = this.narrowing.get(schema);
     if (validator === undefined) {
       try {
-        validator = this.compiler.compileNarrowing(schema);
+        // A child grant's narrowing is an agent's: compiled under the agent's bounds, as at attenuate.
+        validator = this.compiler.compileNarrowing(schema, grant.parentGrantId === undefined ? 'host' : 'agent');
       } catch {
         // Only a grant from a stored log can get here (issue compiles first), e.g. one issued before
         // schemas were strict: a narrowing that cannot be compiled permits nothing.

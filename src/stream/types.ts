@@ -35,7 +35,8 @@ export interface ToolContext {
    * What the call really used per meter (e.g. `{ usd_micros: 1_200 }`); the last report counts.
    * Settlement charges it, at most what `cost(args)` reserved, and releases the rest; a report above
    * the reservation (or naming a meter not reserved) charges the reservation, flagged `overrun: true`.
-   * Without a report the whole reservation is charged. A malformed report throws `TypeError`.
+   * Without a report the whole reservation is charged. A malformed report throws `TypeError`; one
+   * made after the call ended throws `ResourceRefusedError` (`call_not_running`).
    */
   report(usage: MeterAmounts): void;
 }
@@ -70,7 +71,7 @@ export interface IssueOptions {
   readonly tools: readonly string[];
   /** Narrowing JSON Schema per tool, applied to the whole arguments object. */
   readonly args?: { readonly [tool: string]: JsonObject };
-  /** Canonical scopes: 'x/' covers what is strictly below x/, 'x' only x itself. Default: none. */
+  /** Canonical scopes: 'x/' covers what is strictly below x/ (an `fs:` one also the folder x), 'x' only x itself. Default: none. */
   readonly resources?: readonly string[];
   /** Default: the clock reading at issue. */
   readonly notBefore?: number;

@@ -118,7 +118,7 @@ async function runPhase(children: readonly ChildProcess[], phases: readonly Phas
  * Scenario 9: admissions/s on one PostgreSQL server with 1, 4 and 16 client processes (8 callers
  * each), against one shared grant and against one grant per process, beside raw batched INSERTs of
  * the same rows (two per admission) by the same processes in the same run; plus the two-round-trip
- * protocol alone against the default, and the head-row lock protocol against the advisory lock.
+ * protocol alone against the default, and the head-row lock protocol against the default lock row.
  */
 export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
   const pg = server(ctx);
@@ -151,12 +151,12 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
     // 1,718 → 1,904 → 2,010, client CPU per admission 779 → 489 µs), where one short phase each was.
     await raw(16);
     await skeleton(16);
-    for (let phase = 0; phase < (ctx.quick ? 2 : 5); phase++) await ours(16, 'one', 'advisory');
+    for (let phase = 0; phase < (ctx.quick ? 2 : 5); phase++) await ours(16, 'one', 'lockRow');
     const at16: Record<string, Measured> = {};
     for (const n of processCounts) {
       const rawRun = await raw(n);
-      const one = await ours(n, 'one', 'advisory');
-      const each = await ours(n, 'per process', 'advisory');
+      const one = await ours(n, 'one', 'lockRow');
+      const each = await ours(n, 'per process', 'lockRow');
       ctx.log(`  ${n} processes: raw ${rawRun.perSec}/s, one grant ${one.perSec}/s, grant per process ${each.perSec}/s`);
       derived[`${n} proc: raw INSERT pairs/s`] = rawRun.perSec;
       derived[`${n} proc: admissions/s, one grant`] = one.perSec;
@@ -196,8 +196,8 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       const before: number[] = [];
       const after: number[] = [];
       for (let round = 0; round < 2; round++) {
-        before.push((await ours(n, 'one', 'advisory', true, false)).perSec);
-        after.push((await ours(n, 'one', 'advisory')).perSec);
+        before.push((await ours(n, 'one', 'lockRow', true, false)).perSec);
+        after.push((await ours(n, 'one', 'lockRow')).perSec);
       }
       derived[`${n} proc: admissions/s, one grant, synchronous commit under the lock (before)`] = before.join(' / ');
       derived[`${n} proc: admissions/s, one grant, default (alternating with synchronous commit)`] = after.join(' / ');
@@ -209,8 +209,8 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       const before: string[] = [];
       const after: string[] = [];
       for (let round = 0; round < 2; round++) {
-        const twoTrips = await ours(n, 'one', 'advisory', false);
-        const byDefault = await ours(n, 'one', 'advisory');
+        const twoTrips = await ours(n, 'one', 'lockRow', false);
+        const byDefault = await ours(n, 'one', 'lockRow');
         before.push(`${twoTrips.perSec} (${cpuPerAdmission(twoTrips)} µs)`);
         after.push(`${byDefault.perSec} (${cpuPerAdmission(byDefault)} µs)`);
       }
@@ -224,8 +224,8 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       const before: string[] = [];
       const after: string[] = [];
       for (let round = 0; round < 2; round++) {
-        const separate = await ours(n, 'one', 'advisory', true, true, false);
-        const merged = await ours(n, 'one', 'advisory');
+        const separate = await ours(n, 'one', 'lockRow', true, true, false);
+        const merged = await ours(n, 'one', 'lockRow');
         before.push(`${separate.perSec} (${cpuPerAdmission(separate)} µs)`);
         after.push(`${merged.perSec} (${cpuPerAdmission(merged)} µs)`);
       }
@@ -239,8 +239,8 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
       const prefetchedRuns: string[] = [];
       const defaultRuns: string[] = [];
       for (let round = 0; round < 2; round++) {
-        const prefetched = await ours(n, 'one', 'advisory', true, true, true, true);
-        const byDefault = await ours(n, 'one', 'advisory');
+        const prefetched = await ours(n, 'one', 'lockRow', true, true, true, true);
+        const byDefault = await ours(n, 'one', 'lockRow');
         prefetchedRuns.push(`${prefetched.perSec} (${cpuPerAdmission(prefetched)} µs)`);
         defaultRuns.push(`${byDefault.perSec} (${cpuPerAdmission(byDefault)} µs)`);
       }
@@ -250,9 +250,9 @@ export async function postgres(ctx: BenchContext): Promise<ScenarioResult> {
     // The two lock protocols back to back, last, so both run on equally warmed-up client processes.
     for (const n of [1, 16]) {
       const headRow = await ours(n, 'one', 'headRow');
-      const advisory = await ours(n, 'one', 'advisory');
+      const lockRow = await ours(n, 'one', 'lockRow');
       derived[`${n} proc: admissions/s, one grant, head-row lock`] = headRow.perSec;
-      derived[`${n} proc: admissions/s, one grant, advisory lock (right after)`] = advisory.perSec;
+      derived[`${n} proc: admissions/s, one grant, lock row, the default (right after)`] = lockRow.perSec;
     }
     const { raw: raw16, one: one16, each: each16 } = at16 as { raw: Measured; one: Measured; each: Measured };
     const ratio = round(Math.min(one16.perSec, each16.perSec) / raw16.perSec, 3);

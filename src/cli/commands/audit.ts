@@ -1,13 +1,30 @@
 import type { CliCommand } from '../command';
 import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
 import { openLogTarget } from '../logTarget';
 import { foldGrants } from '../../stores/sqlite/sqliteGrantTree';
 import { grantTree, grantTreeLines } from '../../domain/grantTree';
 
-const usage = `usage: atc audit <log.sqlite | postgres://…[?schema=atc]> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json]
-                 [--follow [--interval ms] [--follow-max N]]
-       atc audit <log.sqlite | postgres://…> --tree [--at ISO|ms] [--json]   (the grant tree: status, usage)`;
+export const auditSpec: CommandSpec = {
+  name: 'audit',
+  summary: 'print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)',
+  usage: ['<log.sqlite | postgres://…[?schema=atc]> [--grant ID] [--tool NAME] [--rejected] [--since ISO|ms] [--json] [--follow [--interval ms] [--follow-max N]]', '<log.sqlite | postgres://…> --tree [--at ISO|ms] [--json]'],
+  description: 'One line per decision: time, seq, grant, tool, decision, reject reason, and what became of an admitted call (completed, failed, timed out, cancelled, or in flight). Never a token or an argument value.',
+  operands: { name: '<log>', min: 1, max: 1 },
+  options: [
+    { name: 'grant', value: 'ID', description: 'only the decisions on this grant' },
+    { name: 'tool', value: 'NAME', description: 'only the decisions on this tool' },
+    { name: 'rejected', description: 'only rejections' },
+    { name: 'since', value: 'ISO|ms', description: 'only decisions at or after this time (ISO 8601 or ms since epoch)' },
+    { name: 'json', description: 'print JSON Lines (one object per decision; with --tree, one JSON forest)' },
+    { name: 'follow', description: 'keep printing decisions other processes append, until Ctrl-C' },
+    { name: 'interval', value: 'ms', description: 'with --follow: how often to look (default 1000, at least 10)' },
+    { name: 'follow-max', value: 'N', description: 'with --follow: stop after N rows' },
+    { name: 'tree', description: 'print the grant tree (delegations, status, usage) instead of decisions' },
+    { name: 'at', value: 'ISO|ms', description: 'with --tree: the time the status is given at (default now)' },
+  ],
+};
 const intervalMsDefault = 1_000;
 
 /** Waits `intervalMs` between polls; stops (resolves false) after SIGINT/SIGTERM. */
@@ -49,12 +66,8 @@ function parseSince(text: string): number | undefined {
  * --follow, keeps polling for decisions other processes append. `poll` is injectable for tests.
  */
 export async function runAudit(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, poll?: () => Promise<boolean>): Promise<number> {
-  const parsed = parseOptions(args, ['grant', 'tool', 'since', 'interval', 'follow-max', 'at'], ['rejected', 'json', 'follow', 'help', 'tree']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
-    if ('error' in parsed) io.err(`atc audit: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(auditSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   if (parsed.flags.has('tree')) return runAuditTree(parsed.positional[0] as string, parsed.values.get('at'), parsed.flags.has('json'), io);
   const since = parsed.values.get('since');
   const sinceMs = since === undefined ? undefined : parseSince(since);
@@ -117,12 +130,11 @@ async function runAuditTree(file: string, atText: string | undefined, json: bool
 }
 
 function usageError(io: SqliteCliIo, message: string): number {
-  io.err(`atc audit: ${message}`);
-  io.err(usage);
-  return 2;
+  return specUsageError(auditSpec, io, message);
 }
 
 export const auditCommand: CliCommand = {
-  summary: 'print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)',
+  summary: auditSpec.summary,
+  spec: auditSpec,
   run: (args) => runAudit(args),
 };

@@ -1,21 +1,25 @@
 import type { CliCommand } from '../command';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 import { formatCheckpointBody, merkleHasher, nodeCrypto, parseSignerKey, rootOfEventHashes, signNote } from '../../transparency';
 import { CliFailure, readText, withLogHashes } from './logHashes';
 
-const usage = 'usage: atc checkpoint <log.sqlite | log.jsonl | postgres://…[?schema=atc]> --key <file.key>';
+export const checkpointSpec: CommandSpec = {
+  name: 'checkpoint',
+  summary: "print a signed checkpoint (C2SP) of a log's head (--key <file.key>)",
+  usage: ['<log.sqlite | log.jsonl | postgres://…[?schema=atc]> --key <file.key>'],
+  description: 'The origin is the key\'s name. It checks sequence and chain links, not every hash: run `atc verify` before signing a log you did not write.',
+  operands: { name: '<log>', min: 1, max: 1 },
+  options: [{ name: 'key', value: '<file.key>', required: true, description: 'the signing key file written by `atc keygen`' }],
+};
 
 /**
  * `atc checkpoint`: a signed C2SP checkpoint of the log's head (origin = the key's name). It checks
  * sequence and chain links, not every hash: run `atc verify` before signing a log you did not write.
  */
 export async function runCheckpoint(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const parsed = parseOptions(args, ['key'], ['help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1 || !parsed.values.has('key')) {
-    if ('error' in parsed) io.err(`atc checkpoint: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(checkpointSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   try {
     const key = parseSignerKey(nodeCrypto, readText(parsed.values.get('key') as string, 'key file'));
     if (!key.ok) throw new CliFailure(2, `the key file: ${key.message}`);
@@ -30,6 +34,7 @@ export async function runCheckpoint(args: readonly string[], io: SqliteCliIo = s
 }
 
 export const checkpointCommand: CliCommand = {
-  summary: "print a signed checkpoint (C2SP) of a log's head (--key <file.key>)",
+  summary: checkpointSpec.summary,
+  spec: checkpointSpec,
   run: (args) => runCheckpoint(args),
 };

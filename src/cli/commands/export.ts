@@ -1,22 +1,26 @@
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 import { openLogTarget } from '../logTarget';
 import { exportEvents } from '../../stores/sqlite/sqliteExport';
 
-const usage = 'usage: atc export <log.sqlite | postgres://…[?schema=atc]> [--output log.jsonl]   (default: stdout)';
+export const exportSpec: CommandSpec = {
+  name: 'export',
+  summary: 'write a SQLite or PostgreSQL log as JSON Lines (--output log.jsonl)',
+  usage: ['<log.sqlite | postgres://…[?schema=atc]> [--output log.jsonl]'],
+  description: 'One canonical event per line, for `atc verify log.jsonl`, `verify()` and other tools.',
+  operands: { name: '<log>', min: 1, max: 1 },
+  options: [{ name: 'output', value: '<file.jsonl>', description: 'write there (beside it first, renamed into place when complete); default or "-": stdout' }],
+};
 
 /**
  * `atc export`: the stored log as JSON Lines (one canonical event per line), for `verify()` and other
  * tools. A file output is written beside its target and renamed into place when complete.
  */
 export async function runExport(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const parsed = parseOptions(args, ['output'], ['help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
-    if ('error' in parsed) io.err(`atc export: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(exportSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   let log;
   try {
     log = await openLogTarget(parsed.positional[0] as string);
@@ -78,6 +82,7 @@ function nonRegularOutput(path: string): string | undefined {
 }
 
 export const exportCommand: CliCommand = {
-  summary: 'write a SQLite or PostgreSQL log as JSON Lines (--output log.jsonl)',
+  summary: exportSpec.summary,
+  spec: exportSpec,
   run: (args) => runExport(args),
 };

@@ -3,9 +3,19 @@ import { withLedgerAt } from '../ledgerFile';
 import { ancestorRecords } from '../../domain/grantChain';
 import { shardValues } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 
-const usage = 'usage: atc grants --ledger <log.sqlite | postgres://…> [--json]';
+export const grantsSpec: CommandSpec = {
+  name: 'grants',
+  summary: 'list the grants of a ledger file with status, parents and usage (--json)',
+  usage: ['--ledger <log.sqlite | postgres://…> [--json]'],
+  description: 'One line per grant: id, status now (active, revoked, expired; a grant under a revoked one is revoked), calls and bytes used of the limit, parent. Never a token.',
+  options: [
+    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file or a PostgreSQL URL (postgres://…[?schema=atc])' },
+    { name: 'json', description: 'print one JSON array of { grantId, parentGrantId?, status, usage } instead of the table' },
+  ],
+};
 
 export interface GrantListing {
   readonly grantId: string;
@@ -37,12 +47,8 @@ function line(g: GrantListing): string {
 
 /** `atc grants`: the grants of a ledger file, as a table or (`--json`) one JSON array. */
 export async function runGrants(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, now: () => number = Date.now): Promise<number> {
-  const parsed = parseOptions(args, ['ledger'], ['json', 'help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('ledger')) {
-    if ('error' in parsed) io.err(`atc grants: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(grantsSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   return withLedgerAt('grants', parsed.values.get('ledger') as string, { create: false }, (l) => io.err(l), async (ledger) => {
     const grants = listGrants(ledger, now());
     if (parsed.flags.has('json')) await io.out(JSON.stringify(grants));
@@ -52,6 +58,7 @@ export async function runGrants(args: readonly string[], io: SqliteCliIo = sqlit
 }
 
 export const grantsCommand: CliCommand = {
-  summary: 'list the grants of a ledger file with status, parents and usage (--json)',
+  summary: grantsSpec.summary,
+  spec: grantsSpec,
   run: (args) => runGrants(args),
 };

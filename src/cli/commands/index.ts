@@ -2,8 +2,8 @@ import type { CliCommand } from '../command';
 
 /**
  * A command whose module is loaded only when it runs: `atc --help` and every other command load
- * none of it (the experiment commands alone pull in the AgentDojo suite and evidence schemas,
- * ≈ 0.5 s at start). The summary is the module's own; test/cli.lazyCommands.test.ts checks they agree.
+ * none of it (`atc proxy` alone pulls in the MCP SDK). The summary is the module's own;
+ * test/cli.lazyCommands.test.ts checks they agree.
  */
 export interface LazyCliCommand extends CliCommand {
   /** The command's module, loaded on first use. */
@@ -16,16 +16,15 @@ function lazy(summary: string, load: () => Promise<CliCommand>): LazyCliCommand 
 
 // Each command lives in its own module beside this file; add it here.
 export const commands: { readonly [name: string]: LazyCliCommand } = {
-  agentdojo: lazy('replay AgentDojo tasks and attacks under least-privilege grants (default results/agentdojo.json)', async () => (await import('./agentdojo')).agentdojoCommand),
   audit: lazy('print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)', async () => (await import('./audit')).auditCommand),
   checkpoint: lazy("print a signed checkpoint (C2SP) of a log's head (--key <file.key>)", async () => (await import('./checkpoint')).checkpointCommand),
   export: lazy('write a SQLite or PostgreSQL log as JSON Lines (--output log.jsonl)', async () => (await import('./export')).exportCommand),
   grants: lazy('list the grants of a ledger file with status, parents and usage (--json)', async () => (await import('./grants')).grantsCommand),
   issue: lazy('issue a grant from a policy file into a ledger file; prints { grantId, token } once', async () => (await import('./issue')).issueCommand),
+  policy: lazy('check a policy against the real tools, test it with sample calls, diff it against a log (check | test | diff)', async () => (await import('./policy')).policyCommand),
   proxy: lazy('MCP proxy on stdio: every tools/call through the ledger before the upstream sees it', async () => (await import('./proxy')).proxyCommand),
   keygen: lazy('create a log signing key (--origin <name> --out <file.key>), print its verifier key', async () => (await import('./keygen')).keygenCommand),
   prove: lazy('print a C2SP tlog-proof that event --seq N is in a checkpoint (--checkpoint <file>)', async () => (await import('./prove')).proveCommand),
-  reproduce: lazy('run the experiment and write its evidence file (default build/new-run.json)', async () => (await import('./reproduce')).reproduceCommand),
   revoke: lazy('revoke a grant in a ledger file (--abort: abort its running calls)', async () => (await import('./revoke')).revokeCommand),
   serve: lazy('serve a read-only audit page of a log (http://127.0.0.1 by default)', async () => (await import('./serve')).serveCommand),
   verify: lazy('check an evidence file, a SQLite log or a JSON Lines log (re-derived decisions); exit 1 on any problem', async () => (await import('./verify')).verifyCommand),

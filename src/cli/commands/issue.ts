@@ -1,13 +1,27 @@
 import fs from 'node:fs';
 import type { CliCommand } from '../command';
-import { packageVersion, splitCommand, withLedgerAt } from '../ledgerFile';
+import { packageVersion, withLedgerAt } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, type Policy } from '../../integrations/mcp/policy';
 import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
+import { printable } from '../../integrations/mcp/printable';
 import { ResourceMapping } from '../../integrations/mcp/resourceMapping';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError, type CommandSpec } from '../options';
 
-const usage = 'usage: atc issue --ledger <log.sqlite | postgres://…> --policy <policy.json> [--url <http://…> | -- <command> [args…]]';
+export const issueSpec: CommandSpec = {
+  name: 'issue',
+  summary: 'issue a grant from a policy file into a ledger file; prints { grantId, token } once',
+  usage: ['--ledger <log.sqlite | postgres://…> --policy <policy.json> [--upstream-command "<command> [args…]" | --url <http://…> | -- <command> [args…]]'],
+  description: 'With an upstream (on the command line or in the policy\'s "upstream"), first registers its tools as the proxy does; without one, the tools must already be in the log. The token is printed once, on stdout: store it as a secret.',
+  rest: true,
+  options: [
+    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file (created if absent) or a PostgreSQL URL' },
+    { name: 'policy', value: '<policy.json>', required: true, description: 'the grant to issue (docs/mcp.md, "Policy files")' },
+    { name: 'upstream-command', value: '"<command> [args…]"', description: 'the upstream MCP server to start, as words split on spaces (no shell, no quotes); same as -- <command> [args…]' },
+    { name: 'url', value: '<http://…>', description: 'the upstream MCP server over Streamable HTTP' },
+  ],
+};
 
 /** Reads and checks a policy file; the error names the file and the field. */
 export function readPolicyFile(file: string): Policy {
@@ -27,18 +41,8 @@ export function readPolicyFile(file: string): Policy {
  * upstream, first registers its tools as the proxy does; without one, the tools must be in the log.
  */
 export async function runIssue(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const split = splitCommand(args);
-  const parsed = parseOptions(split.options, ['ledger', 'policy', 'url'], ['help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('ledger') || !parsed.values.has('policy')) {
-    if ('error' in parsed) io.err(`atc issue: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
-  const target = upstreamTarget(split.command, parsed.values.get('url'));
-  if (target !== undefined && 'error' in target) {
-    io.err(`atc issue: ${target.error}`);
-    return 2;
-  }
+  const parsed = await parseOrExit(issueSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   let policy: Policy;
   try {
     policy = readPolicyFile(parsed.values.get('policy') as string);
@@ -46,13 +50,15 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
     io.err(`atc issue: ${(error as Error).message}`);
     return 2;
   }
-  return withLedgerAt('issue', parsed.values.get('ledger') as string, { create: true }, (l) => io.err(l), async (ledger) => {
+  const target = upstreamTarget({ dashDash: parsed.rest, commandOption: parsed.values.get('upstream-command'), url: parsed.values.get('url'), policy: policy.upstream });
+  if (target !== undefined && 'error' in target) return usageError(issueSpec, io, target.error);
+  return withLedgerAt('issue', parsed.values.get('ledger') as string, { create: true }, (l) => io.err(printable(l)), async (ledger) => {
     if (target !== undefined) {
       // Loaded only when an upstream is given: the other commands do not load the MCP SDK.
       const { attachUpstream } = await import('../../integrations/mcp/startProxy');
       const { client, tools } = await attachUpstream(ledger, target, packageVersion(), new ResourceMapping());
       await client.close();
-      for (const [name, why] of tools.refused) io.err(`atc issue: tool ${name} not registered: ${why}`);
+      for (const [name, why] of tools.refused) io.err(`atc issue: tool ${printable(name)} not registered: ${printable(why)}`);
     }
     checkPolicyTools(policy, registeredSchemas(ledger));
     const issued = await ledger.issue(policyIssueOptions(policy, Date.now()));
@@ -62,6 +68,7 @@ export async function runIssue(args: readonly string[], io: SqliteCliIo = sqlite
 }
 
 export const issueCommand: CliCommand = {
-  summary: 'issue a grant from a policy file into a ledger file; prints { grantId, token } once',
+  summary: issueSpec.summary,
+  spec: issueSpec,
   run: (args) => runIssue(args),
 };

@@ -1,19 +1,25 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 import { formatSignerKey, formatVerifierKey, generateSignerKey, nodeCrypto, verifierKeyOf } from '../../transparency';
 import { isKeyName } from '../../transparency/signedNote';
 
-const usage = 'usage: atc keygen --origin <name> --out <file.key>   (prints the verifier key)';
+export const keygenSpec: CommandSpec = {
+  name: 'keygen',
+  summary: 'create a log signing key (--origin <name> --out <file.key>), print its verifier key',
+  usage: ['--origin <name> --out <file.key>'],
+  description: 'A new Ed25519 note key; the private key file is created with mode 0600 and never overwritten. Prints the verifier key (publish it).',
+  options: [
+    { name: 'origin', value: '<name>', required: true, description: "the log's origin, a schema-less URL such as example.com/ledger (no spaces or \"+\")" },
+    { name: 'out', value: '<file.key>', required: true, description: 'where to write the private key (must not exist)' },
+  ],
+};
 
 /** `atc keygen`: a new Ed25519 note key named after the log's origin; the private key file is mode 0600 and never overwritten. */
 export async function runKeygen(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const parsed = parseOptions(args, ['origin', 'out'], ['help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('origin') || !parsed.values.has('out')) {
-    if ('error' in parsed) io.err(`atc keygen: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(keygenSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   const origin = parsed.values.get('origin') as string;
   const out = parsed.values.get('out') as string;
   if (!isKeyName(origin)) {
@@ -38,6 +44,7 @@ export async function runKeygen(args: readonly string[], io: SqliteCliIo = sqlit
 }
 
 export const keygenCommand: CliCommand = {
-  summary: 'create a log signing key (--origin <name> --out <file.key>), print its verifier key',
+  summary: keygenSpec.summary,
+  spec: keygenSpec,
   run: (args) => runKeygen(args),
 };

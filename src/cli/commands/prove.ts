@@ -1,10 +1,21 @@
 import type { CliCommand } from '../command';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 import { nodeCrypto, proveEvent } from '../../transparency';
 import { parseDecimal } from '../../transparency/bytes';
 import { CliFailure, readText, withLogHashes } from './logHashes';
 
-const usage = 'usage: atc prove <log.sqlite | log.jsonl | postgres://…[?schema=atc]> --seq N --checkpoint <file>';
+export const proveSpec: CommandSpec = {
+  name: 'prove',
+  summary: 'print a C2SP tlog-proof that event --seq N is in a checkpoint (--checkpoint <file>)',
+  usage: ['<log.sqlite | log.jsonl | postgres://…[?schema=atc]> --seq N --checkpoint <file>'],
+  description: 'The proof carries the event hash and the checkpoint, so `atc verify-proof` needs only the verifier key. Exit 2 for an out-of-range seq or a checkpoint larger than the log, 1 when the checkpoint is not of this log.',
+  operands: { name: '<log>', min: 1, max: 1 },
+  options: [
+    { name: 'seq', value: 'N', required: true, description: 'the event to prove (its seq, from 1)' },
+    { name: 'checkpoint', value: '<file>', required: true, description: 'a checkpoint of this log (from `atc checkpoint`)' },
+  ],
+};
 
 /**
  * `atc prove`: a C2SP tlog-proof that event N is in the checkpoint's tree, carrying the event hash
@@ -12,12 +23,8 @@ const usage = 'usage: atc prove <log.sqlite | log.jsonl | postgres://…[?schema
  * out-of-range seq or a checkpoint larger than the log, 1 when the checkpoint is not of this log.
  */
 export async function runProve(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const parsed = parseOptions(args, ['seq', 'checkpoint'], ['help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1 || !parsed.values.has('seq') || !parsed.values.has('checkpoint')) {
-    if ('error' in parsed) io.err(`atc prove: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(proveSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   const seq = parseDecimal(parsed.values.get('seq') as string);
   if (seq === undefined || seq < 1) {
     io.err('atc prove: --seq must be a positive integer');
@@ -37,6 +44,7 @@ export async function runProve(args: readonly string[], io: SqliteCliIo = sqlite
 }
 
 export const proveCommand: CliCommand = {
-  summary: 'print a C2SP tlog-proof that event --seq N is in a checkpoint (--checkpoint <file>)',
+  summary: proveSpec.summary,
+  spec: proveSpec,
   run: (args) => runProve(args),
 };

@@ -1,33 +1,52 @@
 import type { CliCommand } from '../command';
-import { openLedgerAt, packageVersion, splitCommand } from '../ledgerFile';
+import { openLedgerAt, packageVersion } from '../ledgerFile';
+import { readTokenFd, readTokenFile } from '../tokenSource';
 import { upstreamTarget } from '../upstreamArgs';
 import { readPolicyFile } from './issue';
 import type { Policy } from '../../integrations/mcp/policy';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { printable } from '../../integrations/mcp/printable';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError, type CommandSpec } from '../options';
 
-const usage = `usage: atc proxy --ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-env NAME)
-                 [--quiet] [--on-tool-error consume|refund] [--upstream-timeout-ms N]
-                 (--url <http://…> | -- <command> [args…])`;
+// One option per line: commands added later extend this table, and the help follows it.
+export const proxySpec: CommandSpec = {
+  name: 'proxy',
+  summary: 'MCP proxy on stdio: every tools/call through the ledger before the upstream sees it',
+  usage: [
+    '--ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-file <path> | --token-fd N | --token-env NAME) [options] -- <command> [args…]',
+    '--ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-file <path> | --token-fd N | --token-env NAME) [options] --upstream-command "<command> [args…]"',
+    '--ledger <log.sqlite | postgres://…> (--policy <policy.json> | --token-file <path> | --token-fd N | --token-env NAME) [options] --url <http://…>',
+    '--ledger <log.sqlite | postgres://…> --policy <policy.json> [options]      (the policy file names the "upstream")',
+  ],
+  description: 'An MCP server on stdin/stdout in front of an upstream MCP server; runs until the client closes stdin (or SIGINT/SIGTERM). stderr: one line per decision. Name the upstream once: after --, with --upstream-command (for wrappers that take -- themselves, such as the MCP Inspector\'s --cli), with --url, or as "upstream" in the policy file.',
+  rest: true,
+  options: [
+    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file (created if absent) or a PostgreSQL URL' },
+    { name: 'policy', value: '<policy.json>', description: 'issue a grant from this policy file at start (docs/mcp.md); or give the token with one of the --token-* options' },
+    { name: 'token-file', value: '<path>', description: 'use the grant whose token is in this file (a regular file, not a symlink, mode 0600 or stricter); the token never enters the environment' },
+    { name: 'token-fd', value: 'N', description: 'use the grant whose token is read from this open file descriptor (e.g. 3 with `3<token.txt`), then closed' },
+    { name: 'token-env', value: 'NAME', description: 'use the grant whose token is in this environment variable (removed from the environment before the upstream starts, but still readable in /proc/<pid>/environ: prefer --token-file or --token-fd)' },
+    { name: 'upstream-command', value: '"<command> [args…]"', description: 'the upstream MCP server to start, as words split on spaces (no shell, no quotes); same as -- <command> [args…]' },
+    { name: 'url', value: '<http://…>', description: 'the upstream MCP server over Streamable HTTP' },
+    { name: 'on-tool-error', value: 'consume|refund', description: 'whether a call the upstream fails keeps its budget (consume, default) or gives it back (refund)' },
+    { name: 'upstream-timeout-ms', value: 'N', description: 'fail a call the upstream has not answered in N ms (the ledger settles it failed)' },
+    { name: 'quiet', description: 'no line per decision on stderr (errors still go there)' },
+  ],
+};
 
 /**
  * \`atc proxy\`: an MCP server on stdin/stdout that puts the ledger in front of an upstream MCP
  * server. Runs until the client closes stdin (or SIGINT/SIGTERM). stderr: one line per decision.
  */
 export async function runProxy(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const split = splitCommand(args);
-  const parsed = parseOptions(split.options, ['ledger', 'policy', 'token-env', 'url', 'on-tool-error', 'upstream-timeout-ms'], ['quiet', 'help']);
-  const fail = (message: string): number => {
-    io.err(`atc proxy: ${message}`);
-    return 2;
-  };
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('ledger')) {
-    if ('error' in parsed) io.err(`atc proxy: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(proxySpec, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const fail = (message: string): number => usageError(proxySpec, io, message);
   const policyFile = parsed.values.get('policy');
   const tokenEnv = parsed.values.get('token-env');
-  if ((policyFile === undefined) === (tokenEnv === undefined)) return fail('give exactly one of --policy or --token-env');
+  const tokenFile = parsed.values.get('token-file');
+  const tokenFd = parsed.values.get('token-fd');
+  if ([policyFile, tokenEnv, tokenFile, tokenFd].filter((v) => v !== undefined).length !== 1) return fail('give exactly one of --policy, --token-file, --token-fd or --token-env');
   const onToolError = parsed.values.get('on-tool-error') ?? 'consume';
   if (onToolError !== 'consume' && onToolError !== 'refund') return fail('--on-tool-error is consume or refund');
   const timeoutText = parsed.values.get('upstream-timeout-ms');
@@ -41,15 +60,22 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     delete process.env[tokenEnv];
     if (token === undefined || token === '') return fail(`the environment variable ${tokenEnv} is not set`);
   }
-  const target = upstreamTarget(split.command, parsed.values.get('url'));
-  if (target === undefined) return fail('give the upstream: -- <command> [args…] or --url <http://…>');
-  if ('error' in target) return fail(target.error);
+  // A file or descriptor keeps the token out of /proc/<pid>/environ; both are closed before the upstream starts.
+  try {
+    if (tokenFile !== undefined) token = readTokenFile(tokenFile);
+    if (tokenFd !== undefined) token = await readTokenFd(tokenFd);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
   let policy: Policy | undefined;
   try {
     if (policyFile !== undefined) policy = readPolicyFile(policyFile);
   } catch (error) {
     return fail((error as Error).message);
   }
+  const target = upstreamTarget({ dashDash: parsed.rest, commandOption: parsed.values.get('upstream-command'), url: parsed.values.get('url'), policy: policy?.upstream });
+  if (target === undefined) return fail('name the upstream: -- <command> [args…], --upstream-command "<command> [args…]", --url <http://…>, or "upstream" in the policy file');
+  if ('error' in target) return fail(target.error);
 
   const quiet = parsed.flags.has('quiet');
   const report = (line: string): void => {
@@ -59,6 +85,7 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   const { startProxy } = await import('../../integrations/mcp/startProxy');
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const { dispatchRequestsFirst } = await import('../../integrations/mcp/requestsFirst');
+  const { boundStdioFrames } = await import('../../integrations/mcp/boundedFrames');
   let ledger;
   try {
     ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, onToolError });
@@ -77,10 +104,11 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     });
   } catch (error) {
     await ledger.close();
-    io.err(`atc proxy: ${(error as Error).message}`);
+    // The message can carry the upstream's own text (a failed tools/list): escaped for the terminal.
+    io.err(`atc proxy: ${printable((error as Error).message)}`);
     return 1;
   }
-  for (const [name, why] of started.tools.refused) io.err(`atc proxy: tool ${name} refused: ${why}`);
+  for (const [name, why] of started.tools.refused) io.err(`atc proxy: tool ${printable(name)} refused: ${printable(why)}`);
   // MCP tools declare no cost, so nothing the upstream does is charged to a meter (docs/mcp.md).
   if (policy?.budget.meters !== undefined) io.err('atc proxy: budget.meters: the upstream\'s MCP tools declare no cost, so calls through this proxy charge no meter');
   report(`grant ${started.grantId}${started.issuedToken !== undefined ? ' issued from the policy' : ''}; ${started.tools.registered.size} upstream tools registered`);
@@ -94,6 +122,8 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
     process.once('SIGTERM', () => resolve());
   });
   const clientTransport = new StdioServerTransport();
+  // An oversized message from the client is refused alone; the proxy keeps serving.
+  boundStdioFrames(clientTransport, 'the client', report);
   await started.server.connect(clientTransport);
   dispatchRequestsFirst(started.server, clientTransport);
   await closed;
@@ -104,6 +134,7 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
 }
 
 export const proxyCommand: CliCommand = {
-  summary: 'MCP proxy on stdio: every tools/call through the ledger before the upstream sees it',
+  summary: proxySpec.summary,
+  spec: proxySpec,
   run: (args) => runProxy(args),
 };

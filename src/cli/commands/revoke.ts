@@ -1,17 +1,24 @@
 import type { CliCommand } from '../command';
 import { withLedgerAt } from '../ledgerFile';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 
-const usage = 'usage: atc revoke --ledger <log.sqlite | postgres://…> <grantId> [--abort]';
+export const revokeSpec: CommandSpec = {
+  name: 'revoke',
+  summary: 'revoke a grant in a ledger file (--abort: abort its running calls)',
+  usage: ['--ledger <log.sqlite | postgres://…> <grantId> [--abort]'],
+  description: 'A proxy or ledger sharing the log refuses the grant\'s next call (`revoked`), and so every grant delegated from it.',
+  operands: { name: '<grantId>', min: 1, max: 1 },
+  options: [
+    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file or a PostgreSQL URL (postgres://…[?schema=atc])' },
+    { name: 'abort', description: 'also abort the grant\'s running calls (their tools see the abort signal)' },
+  ],
+};
 
 /** `atc revoke`: revokes a grant in a ledger file; a proxy on the same file refuses its next call. */
 export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const parsed = parseOptions(args, ['ledger'], ['abort', 'help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1 || !parsed.values.has('ledger')) {
-    if ('error' in parsed) io.err(`atc revoke: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(revokeSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   const grantId = parsed.positional[0] as string;
   const abort = parsed.flags.has('abort');
   return withLedgerAt('revoke', parsed.values.get('ledger') as string, { create: false }, (l) => io.err(l), async (ledger) => {
@@ -22,6 +29,7 @@ export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqlit
 }
 
 export const revokeCommand: CliCommand = {
-  summary: 'revoke a grant in a ledger file (--abort: abort its running calls)',
+  summary: revokeSpec.summary,
+  spec: revokeSpec,
   run: (args) => runRevoke(args),
 };

@@ -1,13 +1,27 @@
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
 import { startAuditServer, type AuditServer, type CheckpointFiles } from '../../web/server/auditServer';
 import type { LogReader } from '../../web/server/logReader';
 import { isLoopbackHost } from '../../web/server/loopback';
 import { sqliteLogReader } from '../../web/server/sqliteLogReader';
 
-const usage = `usage: atc serve <log.sqlite | postgres://…> [--port N] [--host 127.0.0.1] [--allow-remote]
-                 [--schema atc] [--checkpoint <file> --vkey <key|@file>]`;
+export const serveSpec: CommandSpec = {
+  name: 'serve',
+  summary: 'serve a read-only audit page of a log (http://127.0.0.1 by default)',
+  usage: ['<log.sqlite | postgres://…> [--port N] [--host 127.0.0.1] [--allow-remote] [--schema atc] [--checkpoint <file> --vkey <key|@file>]'],
+  description: 'The page re-checks the log in the browser (docs/audit.md). Runs until Ctrl-C.',
+  operands: { name: '<log>', min: 1, max: 1 },
+  options: [
+    { name: 'port', value: 'N', description: 'the port to listen on (default 0: any free port, printed at start)' },
+    { name: 'host', value: '<address>', description: 'the address to listen on (default 127.0.0.1)' },
+    { name: 'allow-remote', description: 'allow a --host that is not a loopback address (serves the log to other machines)' },
+    { name: 'schema', value: '<name>', description: 'for a postgres:// log: its schema (default atc)' },
+    { name: 'checkpoint', value: '<file>', description: 'a signed checkpoint the page checks the log against (with --vkey)' },
+    { name: 'vkey', value: '<key|@file>', description: "the checkpoint's verifier key, or @file holding it (with --checkpoint)" },
+  ],
+};
 
 /** A checkpoint or key file is small; anything bigger is not one. */
 const checkpointFileBytesMax = 65_536;
@@ -17,12 +31,8 @@ const checkpointFileBytesMax = 65_536;
  * stays up until SIGINT/SIGTERM), or with an exit code when it cannot start.
  */
 export async function startServe(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<AuditServer | number> {
-  const parsed = parseOptions(args, ['port', 'host', 'checkpoint', 'vkey', 'schema'], ['allow-remote', 'help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 1) {
-    if ('error' in parsed) io.err(`atc serve: ${parsed.error}`);
-    io.err(usage);
-    return 'error' in parsed || !parsed.flags.has('help') ? 2 : 0;
-  }
+  const parsed = await parseOrExit(serveSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   const port = Number(parsed.values.get('port') ?? '0');
   if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) return usageError(io, '--port needs an integer from 0 to 65535');
   const host = parsed.values.get('host') ?? '127.0.0.1';
@@ -81,13 +91,12 @@ function readSmall(file: string): string {
 }
 
 function usageError(io: SqliteCliIo, message: string): number {
-  io.err(`atc serve: ${message}`);
-  io.err(usage);
-  return 2;
+  return specUsageError(serveSpec, io, message);
 }
 
 export const serveCommand: CliCommand = {
-  summary: 'serve a read-only audit page of a log (http://127.0.0.1 by default)',
+  summary: serveSpec.summary,
+  spec: serveSpec,
   run: async (args) => {
     const started = await startServe(args);
     if (typeof started === 'number') return started;

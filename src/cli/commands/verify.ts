@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { verifyEvidence, type EvidenceReport } from '../../../experiments/evidence/verifyEvidence';
-import { formatSummary } from '../../../experiments/evidence/summaryTable';
-import { claims } from '../../../experiments/evidence/claims';
+import { verifyEvidence, type EvidenceReport } from '../../evidence/verifyEvidence';
+import { formatSummary } from '../../evidence/summaryTable';
+import { claims } from '../../evidence/claims';
 import type { CliCommand } from '../command';
 import { verifySqliteFile } from '../../stores/sqlite/sqliteVerify';
 import { isJsonLinesPath, verifyJsonLinesFile } from './verifyJsonLines';
 import { isPostgresTarget } from '../logTarget';
-import { parseOptions } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError, type CommandSpec } from '../options';
 import { verifyAgainstCheckpoint } from './verifyCheckpoint';
 
 /** Where a command writes; tests pass their own to read what a run printed. */
@@ -20,7 +20,17 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-const usage = 'usage: atc verify <evidence.json | log.sqlite | log.db | log.jsonl | postgres://…[?schema=atc]> [--checkpoint <file> --vkey <key|@file>]';
+export const verifySpec: CommandSpec = {
+  name: 'verify',
+  summary: 'check an evidence file, a SQLite log or a JSON Lines log (re-derived decisions); exit 1 on any problem',
+  usage: ['<evidence.json | log.sqlite | log.db | log.jsonl | postgres://…[?schema=atc]> [--checkpoint <file> --vkey <key|@file>]'],
+  description: 'Re-folds the log (sequence, hash chain) and re-runs the decider on every admission and rejection; an evidence file (from `npm run reproduce`) is also checked record by record against its logs and the published claims. Prints one verdict: "verified…" (exit 0) or "NOT VERIFIED…" (exit 1); exit 2 when the input cannot be read.',
+  operands: { name: '<file or postgres:// URL>', min: 1, max: 1 },
+  options: [
+    { name: 'checkpoint', value: '<file>', description: 'a log only: also check that the log is this signed checkpoint\'s log or an extension of it (with --vkey)' },
+    { name: 'vkey', value: '<key|@file>', description: "the checkpoint's verifier key, or @file holding it (with --checkpoint)" },
+  ],
+};
 const problemsShownMax = 50;
 
 /** Prints what was checked, the table recomputed from the logs, and every problem with its seq. */
@@ -38,7 +48,7 @@ export function printEvidenceReport(path: string, report: EvidenceReport, io: Cl
   io.err(`NOT VERIFIED: ${report.problems.length} problem(s)`);
 }
 
-/** Verifies an evidence file written by `atc reproduce`: exit 0 verified, 1 a problem (tampering), 2 unreadable. */
+/** Verifies an evidence file written by `npm run reproduce`: exit 0 verified, 1 a problem (tampering), 2 unreadable. */
 export function verifyEvidenceFile(path: string, io: CliIo): number {
   let text: string;
   try {
@@ -75,26 +85,21 @@ export function isSqlitePath(path: string): boolean {
 
 /** `atc verify <file> [--checkpoint <file> --vkey <key|@file>]`; resolves to the exit code. */
 export async function runVerify(args: readonly string[], io: CliIo = processIo): Promise<number> {
-  const parsed = parseOptions(args, ['checkpoint', 'vkey'], ['help']);
-  const help = args[0] === '-h' || (!('error' in parsed) && parsed.flags.has('help'));
-  if ('error' in parsed || help || parsed.positional.length !== 1 || parsed.values.has('checkpoint') !== parsed.values.has('vkey')) {
-    if ('error' in parsed) io.err(`atc verify: ${parsed.error}`);
-    io.err(usage);
-    return help ? 0 : 2;
-  }
+  const parsed = await parseOrExit(verifySpec, args, io);
+  if (typeof parsed === 'number') return parsed;
+  if (parsed.values.has('checkpoint') !== parsed.values.has('vkey')) return usageError(verifySpec, io, '--checkpoint and --vkey go together');
   const path = parsed.positional[0] as string;
   const checkpoint = parsed.values.get('checkpoint');
-  if (checkpoint !== undefined) {
-    if (!isSqlitePath(path) && !isJsonLinesPath(path) && !isPostgresTarget(path)) {
-      io.err('atc verify: --checkpoint needs a log (.sqlite, .db, .jsonl, postgres://…)');
-      return 2;
-    }
-    const verified = await verifyLogPath(path, io);
-    if (verified === 2) return 2;
-    const checked = await verifyAgainstCheckpoint(path, checkpoint, parsed.values.get('vkey') as string, io);
-    return checked !== 0 ? checked : verified;
-  }
-  return verifyLogPath(path, io);
+  if (checkpoint === undefined) return verifyLogPath(path, io);
+  if (!isSqlitePath(path) && !isJsonLinesPath(path) && !isPostgresTarget(path)) return usageError(verifySpec, io, '--checkpoint needs a log (.sqlite, .db, .jsonl, postgres://…)');
+  // One verdict: the log's "verified" line waits until the checkpoint has been checked too.
+  let verdict: string | undefined;
+  const held: CliIo = { out: (text) => (text.startsWith('verified') ? void (verdict = text) : io.out(text)), err: (text) => io.err(text) };
+  const verified = await verifyLogPath(path, held);
+  if (verified !== 0 || verdict === undefined) return verified;
+  const checked = await verifyAgainstCheckpoint(path, checkpoint, parsed.values.get('vkey') as string, io);
+  if (checked === 0) io.out(`${verdict}, consistent with checkpoint ${checkpoint}`);
+  return checked;
 }
 
 async function verifyLogPath(path: string, io: CliIo): Promise<number> {
@@ -106,6 +111,7 @@ async function verifyLogPath(path: string, io: CliIo): Promise<number> {
 }
 
 export const verifyCommand: CliCommand = {
-  summary: 'check an evidence file, a SQLite log or a JSON Lines log (re-derived decisions); exit 1 on any problem',
+  summary: verifySpec.summary,
+  spec: verifySpec,
   run: (args) => runVerify(args),
 };

@@ -14,7 +14,7 @@ export async function verifyAgainstCheckpoint(path: string, checkpointFile: stri
     const checkpoint = readText(checkpointFile, 'checkpoint');
     const result = await withLogHashes(path, (hashes) => checkLogAgainstCheckpoint(nodeCrypto, hashes, checkpoint, key.key));
     if (!result.ok) {
-      io.err(`NOT CONSISTENT WITH CHECKPOINT ${checkpointFile}: ${result.message}`);
+      io.err(`NOT VERIFIED: the log is not consistent with checkpoint ${checkpointFile}: ${result.message}`);
       return 1;
     }
     io.out(`  checked  checkpoint ${checkpointFile}: signed by ${key.key.name}; the log's tree at size ${result.size} has its root (the log has ${result.logSize} events: ${result.logSize === result.size ? 'the same log' : 'an extension of it'})`);

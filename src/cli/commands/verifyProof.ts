@@ -1,11 +1,23 @@
 import type { CliCommand } from '../command';
 import { eventHash } from '../../domain/chain';
 import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError, type CommandSpec } from '../options';
 import { nodeCrypto, parseVerifierKey, signatureTypes, verifyEventProof, type VerifierKey } from '../../transparency';
 import type { LedgerEvent } from '../../domain/events';
 import { CliFailure, keyArgument, readText } from './logHashes';
 
-const usage = 'usage: atc verify-proof <proof-file> --vkey <key|@file> [--witness <key|@file>]… [--event <event.json>]';
+export const verifyProofSpec: CommandSpec = {
+  name: 'verify-proof',
+  summary: 'check a tlog-proof with only the verifier key (--vkey <key|@file>); exit 1 if invalid',
+  usage: ['<proof-file> --vkey <key|@file> [--witness <key|@file>]… [--event <event.json>]'],
+  description: 'Checks the checkpoint\'s signature, each given witness\'s cosignature and the inclusion of the event hash; no log needed. Exit 0 valid, 1 invalid, 2 unreadable input or usage.',
+  operands: { name: '<proof-file>', min: 1, max: 1 },
+  options: [
+    { name: 'vkey', value: '<key|@file>', required: true, description: "the log's verifier key (from `atc keygen`), or @file holding it" },
+    { name: 'witness', value: '<key|@file>', multiple: true, description: "a witness's cosignature key that must have cosigned (repeatable)" },
+    { name: 'event', value: '<event.json>', description: 'the event as the log stores it: its recomputed hash must be the proven one' },
+  ],
+};
 
 /**
  * `atc verify-proof`: checks a tlog-proof with only the log's verifier key (no log needed): the
@@ -14,29 +26,13 @@ const usage = 'usage: atc verify-proof <proof-file> --vkey <key|@file> [--witnes
  * Exit 0 valid, 1 invalid (signature, proof or leaf), 2 unreadable input or usage.
  */
 export async function runVerifyProof(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const positional: string[] = [];
-  const witnesses: string[] = [];
-  let vkey: string | undefined;
-  let eventFile: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const value = (): string | undefined => args[++i];
-    if (arg === '--vkey') vkey = value();
-    else if (arg === '--witness') witnesses.push(value() ?? '');
-    else if (arg === '--event') eventFile = value();
-    else if (arg === '--help' || arg === '-h') {
-      io.err(usage);
-      return 0;
-    } else if (arg.startsWith('--')) {
-      io.err(`atc verify-proof: unknown option ${arg}`);
-      io.err(usage);
-      return 2;
-    } else positional.push(arg);
-  }
-  if (positional.length !== 1 || vkey === undefined || vkey === '' || witnesses.includes('') || eventFile === '') {
-    io.err(usage);
-    return 2;
-  }
+  const parsed = await parseOrExit(verifyProofSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const positional = parsed.positional;
+  const witnesses = parsed.lists.get('witness') ?? [];
+  const vkey = parsed.values.get('vkey') as string;
+  const eventFile = parsed.values.get('event');
+  if (vkey === '' || witnesses.includes('') || eventFile === '') return usageError(verifyProofSpec, io, 'an empty --vkey, --witness or --event');
   try {
     const logKey = verifierKey(keyArgument(vkey, 'verifier key'));
     const witnessKeys = witnesses.map((w) => verifierKey(keyArgument(w, 'witness key')));
@@ -88,6 +84,7 @@ function missingWitness(witnesses: readonly VerifierKey[], cosignedBy: readonly 
 }
 
 export const verifyProofCommand: CliCommand = {
-  summary: 'check a tlog-proof with only the verifier key (--vkey <key|@file>); exit 1 if invalid',
+  summary: verifyProofSpec.summary,
+  spec: verifyProofSpec,
   run: (args) => runVerifyProof(args),
 };

@@ -4,10 +4,16 @@ import { isCanonicalScope } from '../../domain/resources';
 import type { JsonObject } from '../../domain/json';
 import type { IssueOptions, Ledger } from '../../stream/types';
 import { templateProblem } from './resourceTemplates';
+import { templateCoverageProblem } from './templateCoverage';
+
+/** The MCP server `atc proxy` and `atc issue` start (or reach) when the command line names none. */
+export type PolicyUpstream = { readonly command: readonly string[] } | { readonly url: string };
 
 /**
  * A policy file: one grant, as JSON. Only what the ledger enforces is accepted. */
 export interface Policy {
+  /** The upstream MCP server (docs/mcp.md): a command line as an array (no shell), or a URL. */
+  readonly upstream?: PolicyUpstream;
   readonly tools: readonly string[];
   readonly args?: { readonly [tool: string]: JsonObject };
   /** Per tool, templates over argument names: `"fs:{path}"`, `"fs:{paths[]}"`, `"url:{url}"`, `"notes:/{path}"`. */
@@ -44,6 +50,12 @@ const schema = {
   required: ['tools', 'budget'],
   properties: {
     $schema: { type: 'string' },
+    upstream: {
+      oneOf: [
+        { type: 'object', additionalProperties: false, required: ['command'], properties: { command: { type: 'array', minItems: 1, maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 4096 } } } },
+        { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string', minLength: 1, maxLength: 4096 } } },
+      ],
+    },
     tools: { type: 'array', minItems: 1, maxItems: 1024, items: toolName },
     args: { type: 'object', maxProperties: 1024, additionalProperties: { type: 'object' } },
     resources: { type: 'object', maxProperties: 1024, additionalProperties: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 1024 } } },
@@ -137,6 +149,8 @@ export function parsePolicy(text: string): Policy {
   for (const [i, scope] of (policy.scopes ?? []).entries()) {
     if (!isCanonicalScope(scope)) throw new PolicyError(`scopes[${i}]`, "is not a canonical scope (scheme:/path, no '.', '..', empty segments, '%', '\\', control or non-NFKC characters)");
   }
+  const uncovered = templateCoverageProblem(policy.tools, policy.scopes ?? [], policy.resources ?? {});
+  if (uncovered !== undefined) throw new PolicyError('resources', uncovered);
   if (policy.fsBase !== undefined && !policy.fsBase.startsWith('/')) throw new PolicyError('fsBase', 'must be an absolute directory path');
   if ((policy.expiresIn === undefined) === (policy.expiresAt === undefined)) throw new PolicyError('expiresIn', 'give exactly one of expiresIn or expiresAt');
   if (policy.expiresIn !== undefined && !durationPattern.test(policy.expiresIn)) throw new PolicyError('expiresIn', 'must be a whole number with a unit: ms, s, m, h or d (e.g. "8h")');

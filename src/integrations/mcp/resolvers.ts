@@ -3,6 +3,7 @@ import { fsResource } from '../../resources/fs/fsResource';
 import { ResourceRefusedError } from '../../resources/resourceRefusedError';
 import { urlResource } from '../../resources/url/urlResource';
 import type { TemplateResolvers } from './resourceTemplates';
+import { urlReadAlike } from './urlAmbiguity';
 
 const invalid = (): ResourceRefusedError => new ResourceRefusedError('invalid_resource');
 
@@ -42,8 +43,9 @@ function hasUnicodeTwin(realPath: string): boolean {
  * The proxy's resolvers: `fs:` templates give the canonical resource of where the path really
  * leads (`fsResource`, symlinks in every component resolved, a relative path against the policy's
  * `fsBase`), so a symlink inside a granted folder that points outside is refused before the
- * upstream sees the call; `url:` templates give `urlResource`'s canonical form. Anything that cannot
- * be resolved throws, which the ledger records as `invalid_resource` (fail closed).
+ * upstream sees the call; `url:` templates give `urlResource`'s canonical form of a URL that every
+ * common parser reads alike (urlAmbiguity.ts). Anything that cannot be resolved throws, which the
+ * ledger records as `invalid_resource` (fail closed).
  */
 export const realResolvers: TemplateResolvers = {
   fs: (path, base) => {
@@ -57,5 +59,8 @@ export const realResolvers: TemplateResolvers = {
     }
     return resource;
   },
-  url: (text) => urlResource(text),
+  url: (text) => {
+    if (!urlReadAlike(text)) throw invalid();
+    return urlResource(text);
+  },
 };

@@ -57,11 +57,14 @@ export class CheckedFs {
     private readonly checks: readonly FsCheck[],
     private readonly resources: readonly string[],
     private readonly hooks: CheckedFsHooks = {},
+    /** Throws once the call may no longer act: checked on entry and again right before each effect. */
+    private readonly live: () => void = () => undefined,
   ) {
     for (const check of checks) if (!this.expected.has(check.resource)) this.expected.set(check.resource, { target: check.target, parent: check.parent });
   }
 
   async open(path: string, flags: CheckedOpenFlags = 'r'): Promise<FileHandle> {
+    this.live();
     if (typeof flags !== 'string' || !Object.prototype.hasOwnProperty.call(openFlags, flags)) throw new TypeError("flags must be one of 'r', 'r+', 'w', 'wx', 'a'");
     const creates = flags !== 'r' && flags !== 'r+';
     const place = await this.locate(path, creates ? 'may-create' : 'existing');
@@ -69,6 +72,7 @@ export class CheckedFs {
     try {
       let handle: FileHandle;
       try {
+        this.live();
         handle = await open(childPath(dir, place, name), openFlags[flags] | O_NOFOLLOW | O_NONBLOCK, 0o666);
       } catch (error) {
         if (isLoop(error)) throw refuse('resource_changed'); // a symlink now sits where the checked object was
@@ -92,6 +96,7 @@ export class CheckedFs {
 
   /** The names in a checked directory (the directory itself must be a checked resource). */
   async readdir(path: string): Promise<string[]> {
+    this.live();
     const place = await this.locate(path, 'existing');
     const { dir, name } = await this.pinParent(place);
     try {
@@ -104,6 +109,7 @@ export class CheckedFs {
       }
       try {
         if (differs(place.expectedTarget, await statIdentity(handle))) throw refuse('resource_changed');
+        this.live();
         return await readdir(fdPaths ? `/proc/self/fd/${handle.fd}` : place.location.realPath);
       } finally {
         await handle.close();
@@ -115,6 +121,7 @@ export class CheckedFs {
 
   /** Replaces the file atomically: a new temporary file in the compared directory, renamed over the name (rename follows no link). */
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    this.live();
     const place = await this.locate(path, 'may-create');
     const { dir, name } = await this.pinParent(place);
     try {
@@ -136,6 +143,7 @@ export class CheckedFs {
         // What the name holds now must still be the checked object (or nothing): not a symlink swapped in.
         const now = await lstat(childPath(dir, place, name), { bigint: true }).catch(() => undefined);
         if (now !== undefined && (now.isSymbolicLink() || differs(place.expectedTarget, { dev: now.dev, ino: now.ino, kind: 'other' }))) throw refuse('resource_changed');
+        this.live();
         await rename(temporaryPath, childPath(dir, place, name));
       } catch (error) {
         await unlink(temporaryPath).catch(() => undefined);
@@ -149,6 +157,7 @@ export class CheckedFs {
 
   /** Renames one checked resource to another; both names are looked up inside their compared directories. */
   async rename(from: string, to: string): Promise<void> {
+    this.live();
     const source = await this.locate(from, 'existing');
     const destination = await this.locate(to, 'may-create');
     const pinnedSource = await this.pinParent(source);
@@ -160,6 +169,7 @@ export class CheckedFs {
         if (now.isSymbolicLink()) throw refuse('resource_changed');
         const moved: FsIdentity = { dev: now.dev, ino: now.ino, kind: now.isFile() ? 'file' : now.isDirectory() ? 'directory' : 'other' };
         if (differs(source.expectedTarget, moved)) throw refuse('resource_changed');
+        this.live();
         await rename(sourcePath, childPath(pinnedDestination.dir, destination, pinnedDestination.name));
         this.expected.set(source.location.resource, { target: undefined, parent: source.location.parent });
         this.expected.set(destination.location.resource, { target: moved, parent: destination.location.parent });

@@ -18,7 +18,7 @@ export function fsResource(path: string, options: FsResourceOptions = {}): strin
   return location.resource;
 }
 
-/** The scope of a real directory: `fs:/srv/data/` (what is strictly below it), `fs:/` for the root. */
+/** The scope of a real directory: `fs:/srv/data/` (the folder and what is below it), `fs:/` for the root. */
 export function fsScope(dir: string): string {
   if (typeof dir !== 'string' || !dir.startsWith('/')) throw new TypeError('fsScope needs an absolute directory path');
   let location;

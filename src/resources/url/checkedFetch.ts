@@ -7,6 +7,7 @@ import type { HopFacts } from '../../domain/fetchHop';
 import { limits } from '../../domain/limits';
 import { scopeCovers } from '../../domain/resources';
 import { ResourceRefusedError, type ResourceRefusalCode } from '../resourceRefusedError';
+import { callerHeaders } from './routingHeaders';
 import { parseUrlResource, type ParsedUrlResource } from './urlResource';
 
 /** Resolves a host name to addresses (text); the first one is checked and connected to. */
@@ -87,12 +88,6 @@ function send(request: HopRequest): Promise<IncomingMessage> {
   });
 }
 
-function headersOf(init: CheckedFetchInit['headers']): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  new Headers(init as ConstructorParameters<typeof Headers>[0]).forEach((value, key) => (out[key] = value));
-  return out;
-}
-
 function toResponse(incoming: IncomingMessage, method: string): Response {
   const status = incoming.statusCode ?? 0;
   if (status < 200 || status > 599) {
@@ -118,7 +113,8 @@ function toResponse(incoming: IncomingMessage, method: string): Response {
 export async function checkedFetch(input: string | URL, init: CheckedFetchInit, gate: HopGate, resolveHost: ResolveHost, callSignal: AbortSignal): Promise<Response> {
   const signal = init.signal === undefined ? callSignal : AbortSignal.any([callSignal, init.signal]);
   let method = (init.method ?? 'GET').toUpperCase();
-  let headers = headersOf(init.headers);
+  // Before any hop: a header that picks another host or path behind the checked URL is refused.
+  let headers = callerHeaders(init.headers);
   let body = init.body;
   let current: string | URL = input;
   let origin: string | undefined;

@@ -12,25 +12,32 @@ export interface PostgresTables {
   readonly events: string;
   readonly head: string;
   readonly snapshots: string;
+  /** The one-row table whose row a write transaction locks (migration 0003). */
+  readonly logLock: string;
+  /** The one-row table a snapshot writer row-locks, skipping when another holds it (migration 0003). */
+  readonly snapshotLock: string;
 }
 
 /**
  * How a write transaction excludes the others. Both hold a transaction-scoped lock (released by
  * COMMIT or ROLLBACK, or by the server when the connection dies), so they work behind PgBouncer in
- * transaction mode; docs/postgres.md compares them.
- * - 'advisory': `pg_advisory_xact_lock` on a key derived from the schema; writes only the events.
+ * transaction mode, and both need a privilege on a table of the ledger's schema, so a role the owner
+ * granted nothing cannot take them (the advisory lock they replace needed none: any role could stop
+ * every host); docs/postgres.md compares them (Locks).
+ * - 'lockRow': `SELECT … FOR UPDATE` of the one row of `log_lock`; writes only the events.
  * - 'headRow': `SELECT … FOR UPDATE` of the one-row head table, updated with every batch.
  */
-export type LockProtocol = 'advisory' | 'headRow';
+export type LockProtocol = 'lockRow' | 'headRow';
 
-/** Advisory lock namespace of the log ('atc1'); migrations use another. */
-const logLockSpace = 0x61746331;
-
-/** BEGIN, and every wait bounded by what is left of the deadline, then the log's lock. */
+/**
+ * BEGIN, and every wait bounded by what is left of the deadline, then the log's lock: a row lock,
+ * which needs SELECT and UPDATE on its table, and which no table-level lock short of EXCLUSIVE
+ * conflicts with (those need a grant, or ownership, before they are queued for), so neither readers
+ * nor a role with only USAGE on the schema can hold the writers up.
+ */
 function beginAndLock(tables: PostgresTables, protocol: LockProtocol, remainingMs: number): string {
   const ms = intLiteral(Math.max(1, Math.ceil(remainingMs)));
-  const lock =
-    protocol === 'advisory' ? `SELECT pg_advisory_xact_lock(${logLockSpace}, hashtext('${tables.schema}'))` : `SELECT seq FROM ${tables.head} WHERE id FOR UPDATE`;
+  const lock = protocol === 'lockRow' ? `SELECT true AS locked FROM ${tables.logLock} FOR UPDATE` : `SELECT seq FROM ${tables.head} WHERE id FOR UPDATE`;
   return (
     `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${ms}; SET LOCAL statement_timeout = ${ms}; ` +
     `SET LOCAL idle_in_transaction_session_timeout = ${ms}; ${lock}`
@@ -39,6 +46,14 @@ function beginAndLock(tables: PostgresTables, protocol: LockProtocol, remainingM
 
 /** How many statements `beginAndLock` sends (their results come first). */
 const statementsToLock = 5;
+
+/**
+ * Fails closed unless the lock statement locked exactly one row: with the row gone (only the owner can
+ * delete it) the statement would lock nothing and writers would not exclude each other.
+ */
+function assertLocked(results: readonly { rowCount?: number | null }[]): void {
+  if (results[statementsToLock - 1]?.rowCount !== 1) throw new LedgerError('store_failed', 'the log\'s lock row is missing (migration 0003 inserts it): refusing to write without the lock');
+}
 
 /**
  * The events after `afterSeq`. Without prefetching, their bodies come back joined into one text
@@ -112,6 +127,7 @@ export async function beginLocked(
   prefetch?: ForeignPrefetch,
 ): Promise<LockedRead> {
   const results = await client.queries(`${beginAndLock(tables, protocol, remainingMs)}; ${headStatement(tables, afterSeq)}; ${readAfterStatement(tables, afterSeq, prefetch)}`);
+  assertLocked(results);
   return { headHash: hashOf(results[statementsToLock]), foreign: bodiesOf(results[statementsToLock + 1], prefetch) };
 }
 
@@ -157,6 +173,7 @@ export async function appendIfHead(
       `${insertBatchIfHeadStatement(tables.events, afterSeq, afterSeq === 0 ? undefined : hexLiteral(first.prevHash), rows)}; ${head}${notify}${commitStatement(asyncCommit, asyncCommit)}`,
   );
   // The results: BEGIN, three SET LOCALs and the lock, then the head, the read and the insert.
+  assertLocked(results);
   const headHash = hashOf(results[statementsToLock]);
   const foreign = bodiesOf(results[statementsToLock + 1], prefetch);
   const inserted = results[statementsToLock + 2]?.rowCount ?? 0;

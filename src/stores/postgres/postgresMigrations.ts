@@ -18,15 +18,15 @@ interface AppliedRow {
   sha256: string;
 }
 
-/** Advisory lock namespace for migrations ('atcm'); the log's own lock uses another. */
-const migrationLockSpace = 0x6174636d;
-
 /**
  * Brings the schema up to date. A schema already at the files' version is only read (so the ledger's
  * least-privileged role, which cannot create anything, opens it). Otherwise every missing migration
- * is applied (unless `readonly`), once, in one transaction under a transaction-scoped advisory lock, so concurrent
- * openers on many hosts apply each exactly once; recorded migrations that differ from the files
- * (edited after release) or are newer than them are refused.
+ * is applied (unless `readonly`), once, in one transaction holding `schema_migrations` in EXCLUSIVE
+ * mode, so concurrent openers on many hosts apply each exactly once; recorded migrations that differ
+ * from the files (edited after release) or are newer than them are refused. A table lock, not an
+ * advisory one, which any role could hold to stop every upgrade: only the table's owner can take it,
+ * and a role with no grant on the schema cannot even queue. (One with USAGE on it can still delay a
+ * migration, not a host at the schema's version, by holding a weaker lock: docs/postgres.md, Locks.)
  */
 export async function migratePostgres(client: HeldClient, schema: string, migrations: readonly Migration[], readonly = false): Promise<void> {
   const s = quoteIdent(schema);
@@ -36,13 +36,9 @@ export async function migratePostgres(client: HeldClient, schema: string, migrat
   if (readonly) {
     throw new LedgerError('store_failed', before === undefined ? `schema ${schema} holds no ledger` : `the ledger schema ${schema} is at migration ${appliedBefore}, this version needs ${migrations.length}: open it once read-write to migrate`);
   }
-  await client.query('BEGIN');
   try {
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [migrationLockSpace, schema]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`SET LOCAL search_path TO ${s}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      id integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    if (before === undefined) await createMigrationsTable(client, s);
+    await client.queries(`BEGIN; LOCK TABLE ${s}.schema_migrations IN EXCLUSIVE MODE; SET LOCAL search_path TO ${s}`);
     const applied = (await appliedRows(client, schema)) ?? [];
     for (const migration of migrations.slice(check(migrations, applied))) {
       await client.query(migration.sql);
@@ -53,6 +49,21 @@ export async function migratePostgres(client: HeldClient, schema: string, migrat
     client.fail();
     throw error;
   }
+}
+
+/**
+ * The schema and its migrations table, if missing, each in a statement of its own, before the lock
+ * (which is on that table). A host creating one at the same moment as another waits for it, then collides on
+ * the catalog's unique index (23505) or finds it made (42P06, 42P07): that is caught on the server,
+ * since either way the object is there once the statement ends.
+ */
+async function createMigrationsTable(client: HeldClient, s: string): Promise<void> {
+  const created = (statement: string): string => `DO $$ BEGIN ${statement}; EXCEPTION WHEN unique_violation OR duplicate_schema OR duplicate_table THEN NULL; END $$`;
+  // One message; each statement sees what was committed before it started (READ COMMITTED).
+  await client.queries(
+    `${created(`CREATE SCHEMA IF NOT EXISTS ${s}`)}; ` +
+      created(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (id integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`),
+  );
 }
 
 async function appliedRows(client: HeldClient, schema: string): Promise<AppliedRow[] | undefined> {

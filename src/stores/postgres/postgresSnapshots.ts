@@ -5,10 +5,16 @@ import { snapshotGap, snapshotsKeptMax } from '../shared/snapshotPolicy';
 import { freezeJson } from '../../domain/freezeJson';
 import type { PostgresTables } from './postgresLocking';
 import type { HeldClient, PostgresPool } from './postgresPool';
-import { stringLiteral } from './postgresSql';
 
-/** Advisory lock namespace of snapshot writes ('atcs'; the log's is 'atc1', migrations' 'atcm'). */
-export const snapshotLockSpace = 0x61746373;
+/**
+ * Takes the log's snapshot lock if no other transaction holds it: the one row of `snapshot_lock`,
+ * locked FOR UPDATE SKIP LOCKED (no row back: another host holds it). Needs SELECT and UPDATE on
+ * that table, so a role the owner granted nothing cannot hold it to stop snapshots, as it could the
+ * advisory lock this replaces. A missing row reads as held: no snapshot, which only costs speed.
+ */
+export function trySnapshotLockStatement(tables: PostgresTables): string {
+  return `SELECT true AS locked FROM ${tables.snapshotLock} FOR UPDATE SKIP LOCKED`;
+}
 
 interface SnapshotRow {
   seq: string;
@@ -128,8 +134,8 @@ export class SnapshotWriter {
   private async writeUnlessFresh(state: LedgerState): Promise<void> {
     const client = await this.pool.connect(performance.now() + this.timeoutMs);
     try {
-      const [, lock] = await client.queries(`BEGIN; SELECT pg_try_advisory_xact_lock(${snapshotLockSpace}, hashtext(${stringLiteral(this.tables.schema)})) AS locked`);
-      if ((lock?.rows[0] as { locked: boolean } | undefined)?.locked !== true) {
+      const [, lock] = await client.queries(`BEGIN; ${trySnapshotLockStatement(this.tables)}`);
+      if (lock?.rowCount !== 1) {
         // Another host is writing one: look again a gap from here.
         await client.query('ROLLBACK');
         this.nextLookAt = state.head.seq + this.staggeredGap();

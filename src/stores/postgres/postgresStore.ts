@@ -118,14 +118,14 @@ export class PostgresStore implements PostgresEventStore {
     this.schema = settings.schema;
     this.timeoutMs = settings.timeoutMs;
     this.catchUpIntervalMs = settings.catchUpIntervalMs;
-    this.protocol = internals.protocol ?? 'advisory';
+    this.protocol = internals.protocol ?? 'lockRow';
     this.optimisticAllowed = internals.optimistic ?? true;
     this.asyncCommit = internals.asyncCommit ?? true;
     this.flushWithCommit = internals.flushWithCommit ?? true;
     this.prefetch = settings.readonly || internals.prefetch !== true ? undefined : new ForeignPrefetch({ ...pool.pool.options, connectionTimeoutMillis: Math.min(settings.timeoutMs, 10_000) }, settings.schema);
     this.settlements = settings.settlementsDir === undefined || settings.readonly ? undefined : new PostgresSettlementJournal(settings.settlementsDir, settings.schema);
     const s = quoteIdent(settings.schema);
-    this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots` };
+    this.tables = { schema: settings.schema, events: `${s}.events`, head: `${s}.head`, snapshots: `${s}.snapshots`, logLock: `${s}.log_lock`, snapshotLock: `${s}.snapshot_lock` };
     this.snapshots = new SnapshotWriter(pool, this.tables, settings.snapshotEvery, settings.readonly, Math.min(settings.timeoutMs, 2_000));
   }
 

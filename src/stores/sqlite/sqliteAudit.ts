@@ -10,6 +10,9 @@ export interface AuditFilter {
   readonly sinceMs?: number;
 }
 
+/** What became of an admitted call: its settlement event, read from the log. */
+export type AuditOutcome = 'completed' | 'failed' | 'timed out' | 'cancelled' | 'in flight';
+
 /** One decision as the audit prints it. */
 export interface AuditRow {
   readonly time: string;
@@ -18,6 +21,8 @@ export interface AuditRow {
   readonly tool: string | null;
   readonly decision: 'admitted' | 'rejected' | 'replayed';
   readonly reason: string | null;
+  /** Only on an admitted call: how it was settled, or `in flight` while it is not (yet). */
+  readonly outcome?: AuditOutcome;
   readonly bytes: number | null;
   /** Only on a call that reserved meters (admitted) or whose cost was evaluated (rejected): the tool's cost per meter. */
   readonly meters?: { readonly [meter: string]: number };
@@ -38,6 +43,7 @@ interface DecisionColumns {
   meters: string | null;
   meter: string | null;
   retry_after_ms: number | null;
+  settled: string | null;
 }
 
 /** Rows read per query, so neither a long log nor a long follow holds much in memory. */
@@ -59,7 +65,10 @@ export class DecisionReader {
     if (filter.sinceMs !== undefined) where.push('at >= @since');
     // Budget details (issue 12) from the canonical body: rare, and not worth a column of their own.
     const details = "json_extract(body, CASE type WHEN 'call.admitted' THEN '$.reserved.meters' ELSE '$.cost' END) AS meters, json_extract(body, '$.meter') AS meter, json_extract(body, '$.retryAfterMs') AS retry_after_ms";
-    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes, ${details} FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
+    // An admitted call's settlement comes later on the same grant: the (grant_id, seq) index finds it.
+    const settled =
+      "CASE WHEN e.type = 'call.admitted' THEN (SELECT s.type || CASE WHEN json_extract(s.body, '$.timedOut') THEN ':timedOut' WHEN json_extract(s.body, '$.cancelled') THEN ':cancelled' ELSE '' END FROM events s WHERE s.grant_id = e.grant_id AND s.seq > e.seq AND s.call_id = e.call_id AND s.type IN ('call.completed', 'call.failed') ORDER BY s.seq LIMIT 1) END AS settled";
+    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes, ${details}, ${settled} FROM events e WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
     this.head = db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck();
     this.params = { grant: filter.grant, tool: filter.tool, since: filter.sinceMs };
   }
@@ -95,11 +104,18 @@ function toAuditRow(row: DecisionColumns): AuditRow {
     tool: row.tool,
     decision: row.type === 'call.admitted' ? 'admitted' : row.type === 'call.replayed' ? 'replayed' : 'rejected',
     reason: row.reason,
+    ...(row.type === 'call.admitted' ? { outcome: outcomeOf(row.settled) } : {}),
     bytes: row.input_bytes,
     ...(typeof row.meters === 'string' ? { meters: JSON.parse(row.meters) as { [meter: string]: number } } : {}),
     ...(typeof row.meter === 'string' ? { meter: row.meter } : {}),
     ...(typeof row.retry_after_ms === 'number' ? { retryAfterMs: row.retry_after_ms } : {}),
   };
+}
+
+function outcomeOf(settled: string | null): AuditOutcome {
+  if (settled === null) return 'in flight';
+  if (settled === 'call.completed') return 'completed';
+  return settled.endsWith(':timedOut') ? 'timed out' : settled.endsWith(':cancelled') ? 'cancelled' : 'failed';
 }
 
 /** The budget details of a row as text after its columns: the cost per meter, the meter refused, the wait. */
@@ -144,6 +160,7 @@ const columns = [
   { title: 'tool', width: 20, value: (r: AuditRow) => r.tool ?? '-' },
   { title: 'decision', width: 8, value: (r: AuditRow) => r.decision },
   { title: 'reason', width: 22, value: (r: AuditRow) => r.reason ?? '-' },
+  { title: 'outcome', width: 9, value: (r: AuditRow) => r.outcome ?? '-' },
   { title: 'bytes', width: 9, value: (r: AuditRow) => (r.bytes === null ? '-' : String(r.bytes)), right: true },
 ] as const;
 

@@ -24,7 +24,10 @@ export const sqliteProcessIo: SqliteCliIo = {
   err: (line) => void process.stderr.write(`${line}\n`),
 };
 
-/** Splits `args` into positionals and `--name value` / `--flag` options; unknown names are errors. */
+/**
+ * Splits `args` into positionals and `--name value` / `--flag` options; unknown names are errors.
+ * Commands now declare a `CommandSpec` (src/cli/options.ts) instead, which also prints their help.
+ */
 export function parseOptions(
   args: readonly string[],
   valued: readonly string[],

@@ -5,7 +5,9 @@ import { readMigrations } from '../shared/migrationFiles';
 import { defaultMigrationsDir, migrate } from './sqliteMigrations';
 import { defaultReadonlyCopyMaxBytes, isCannotOpenInPlace, openReadonlyCopy } from './sqliteReadonlyCopy';
 
-export type SqliteSynchronous = 'FULL' | 'EXTRA';
+import type { SqliteSynchronous } from './sqliteStoreOptions';
+
+export type { SqliteSynchronous };
 
 export interface SqliteConnectionOptions {
   readonly path: string;

@@ -2,49 +2,16 @@ import Database from 'better-sqlite3';
 import { genesisHash, type LedgerEvent } from '../../domain/events';
 import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
-import type { EventHashSource, SharedEventStore, SnapshotEventStore } from '../eventStore';
-import { isMemoryPath, openConnection, type SqliteSynchronous } from './sqliteConnection';
+import { isMemoryPath, openConnection } from './sqliteConnection';
+import type { SqliteEventStore, SqliteStoreOptions } from './sqliteStoreOptions';
 import { eventOfBody, rowOf } from '../shared/eventRows';
 import { snapshotGap } from '../shared/snapshotPolicy';
 import { latestSnapshotInfo, readLatestSnapshot, readSnapshotFollowerText, writeSnapshot } from './sqliteSnapshots';
 import { BusyTimeoutSwitch } from './sqliteBusyTimeout';
 import { systemDeps, WriteLock } from './sqliteWriteLock';
-import { fileJournal, memoryJournal, type JournaledStore, type SettlementJournal } from '../settlementJournal';
+import { fileJournal, memoryJournal, type SettlementJournal } from '../settlementJournal';
 
-export interface SqliteStoreOptions {
-  /** The database file (created if missing), or ':memory:'. */
-  readonly path: string;
-  /** Open read-only: the ledger rebuilds its state, and every admission fails closed. Default false. */
-  readonly readonly?: boolean;
-  /** Longest wait for another writer's lock, then SQLITE_BUSY → `ledger_unavailable`. Default 5,000. */
-  readonly busyTimeoutMs?: number;
-  /** Durability of each commit. 'FULL' (default) or 'EXTRA'; weaker settings are refused. */
-  readonly synchronous?: SqliteSynchronous;
-  /**
-   * Write a snapshot when the head is at least this many events past the newest one (more for big
-   * states: one event per 256 bytes of state JSON). 0 never writes. Default 2,000.
-   */
-  readonly snapshotEvery?: number;
-  /** 'tail' (default): open from the newest bound snapshot and check the events after it. 'full': check from seq 1. */
-  readonly verifyOnOpen?: 'tail' | 'full';
-  /** Where the numbered migrations live. Default: the package's migrations/ directory. */
-  readonly migrationsDir?: string;
-  /**
-   * With `readonly: true`, a file SQLite cannot open in place (a read-only directory or medium) is read
-   * into a private in-memory copy up to this many bytes; larger files are refused. Default 256 MiB.
-   */
-  readonly readonlyCopyMaxBytes?: number;
-}
-
-/** The durable, shared event store (docs/storage.md). */
-export interface SqliteEventStore extends SharedEventStore, SnapshotEventStore, JournaledStore, EventHashSource {
-  readonly path: string;
-  /** Whether appends are impossible (opened read-only, or the file is not writable). */
-  readonly readonly: boolean;
-  /** The seq of the snapshot the last `latestSnapshot()` returned, if any. */
-  readonly openedFromSnapshotSeq: number | undefined;
-  close(): void;
-}
+export type { SqliteStoreOptions, SqliteEventStore } from './sqliteStoreOptions';
 
 export const sqliteDefaults = { busyTimeoutMs: 5_000, snapshotEvery: 2_000, synchronous: 'FULL' } as const;
 /** Snapshot writes never wait long for the lock: a skipped snapshot only costs speed. */

@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { LogReader, StoredBody } from './logReader';
+import { storedBodyBytesMax, type LogReader, type StoredBody } from './logReader';
 
 /** Events read per query and sent per Server-Sent Events message. */
 export const streamPageEventsMax = 500;
-/** A stored body longer than this is withheld (the page then reports that seq as unverifiable). */
-export const streamBodyCharsMax = 1_048_576;
 
 export interface StreamTiming {
   /** How often an idle stream looks for appended events (other processes' appends show within it). */
@@ -16,11 +14,12 @@ export interface StreamTiming {
 /**
  * One data line per event: `<seq> <body>` with the stored body as it is; a body that a data line
  * cannot carry verbatim (a line break, or a leading `!`) goes JSON-quoted as `<seq> !"…"`; one over
- * the bound as `<seq> ?`. The page re-hashes exactly the text it receives.
+ * the bound (which a reader withholds, and which is checked again here) as `<seq> ?`. The page
+ * re-hashes exactly the text it receives.
  */
 export function dataLine(row: StoredBody): string {
   const { body } = row;
-  if (typeof body !== 'string' || body.length > streamBodyCharsMax) return `${row.seq} ?`;
+  if (typeof body !== 'string' || Buffer.byteLength(body) > storedBodyBytesMax) return `${row.seq} ?`;
   if (body.startsWith('!') || /[\r\n]/.test(body)) return `${row.seq} !${JSON.stringify(body)}`;
   return `${row.seq} ${body}`;
 }

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { quoteIdent, schemaNamePattern } from '../../stores/postgres/postgresSql';
-import type { LogReader, StoredBody } from './logReader';
+import { storedBodyBytesMax, type LogReader, type StoredBody } from './logReader';
 
 /** A connection string without its password, for messages. */
 export function redactedUrl(connectionString: string): string {
@@ -44,8 +44,13 @@ export async function postgresLogReader(connectionString: string, schema = 'atc'
     label,
     headSeq: async () => Number((await pool.query<{ head: string }>(`SELECT coalesce(max(seq), 0) AS head FROM ${events}`)).rows[0]?.head ?? 0),
     bodiesAfter: async (after, limit) => {
-      const result = await pool.query<{ seq: string; body: string }>({ text: `SELECT seq, body FROM ${events} WHERE seq > $1 ORDER BY seq LIMIT $2`, values: [after, limit] });
-      return result.rows.map((row): StoredBody => ({ seq: Number(row.seq), body: row.body }));
+      // octet_length reads a stored text's size from its header (a TOASTed one is not fetched), so a
+      // body over the bound is neither read by the server nor sent.
+      const result = await pool.query<{ seq: string; body: string | null }>({
+        text: `SELECT seq, CASE WHEN octet_length(body) <= $3 THEN body END AS body FROM ${events} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+        values: [after, limit, storedBodyBytesMax],
+      });
+      return result.rows.map((row): StoredBody => ({ seq: Number(row.seq), body: row.body ?? undefined }));
     },
     close: async () => {
       await pool.end().catch(() => undefined);
