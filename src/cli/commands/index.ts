@@ -19,6 +19,7 @@ export const commands: { readonly [name: string]: LazyCliCommand } = {
   audit: lazy('print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)', async () => (await import('./audit')).auditCommand),
   checkpoint: lazy("print a signed checkpoint (C2SP) of a log's head (--key <file.key>)", async () => (await import('./checkpoint')).checkpointCommand),
   export: lazy('write a SQLite or PostgreSQL log as JSON Lines (--output log.jsonl)', async () => (await import('./export')).exportCommand),
+  gateway: lazy('MCP gateway over Streamable HTTP for many agents: every tools/call through the ledger (--config gateway.json)', async () => (await import('./gateway')).gatewayCommand),
   grants: lazy('list the grants of a ledger file with status, parents and usage (--json)', async () => (await import('./grants')).grantsCommand),
   issue: lazy('issue a grant from a policy file into a ledger file; prints { grantId, token } once', async () => (await import('./issue')).issueCommand),
   proxy: lazy('MCP proxy on stdio: every tools/call through the ledger before the upstream sees it', async () => (await import('./proxy')).proxyCommand),

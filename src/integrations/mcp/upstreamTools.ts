@@ -2,9 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../domain/json';
 import { InvalidCommandError } from '../../stream/invalidCommandError';
-import type { Ledger } from '../../stream/types';
-import { currentRelay } from './callRelay';
-import type { ResourceMapping } from './resourceMapping';
+import type { Ledger, ResourceCall } from '../../stream/types';
+import { currentRelay, type CallRelay } from './callRelay';
 import { withoutLedgerMeta } from './upstreamMeta';
 
 /** An upstream result with `isError: true`: the tool ran and reported a failure (settled `call.failed`). */
@@ -27,38 +26,59 @@ export interface ForwardOptions {
   readonly timeoutMs?: number;
 }
 
+/** Maps a call's arguments to the resources it names (per grant: `call` is the grant it acts for). */
+export interface ResourceMapper {
+  resources(tool: string, args: JsonObject, call: ResourceCall): string[];
+}
+
+/** How a host registers upstream tools: under which name, and how each call reaches the upstream. */
+export interface ToolRoute {
+  /** The name the ledger registers (and clients see) for an upstream tool. */
+  readonly nameOf: (tool: Tool) => string;
+  readonly run: (tool: Tool, args: JsonObject, signal: AbortSignal) => Promise<CallToolResult>;
+}
+
 /**
  * Registers every upstream tool with the ledger, each `run` forwarding the call to the upstream
  * once (never re-sent), with the call's `ctx.signal` (so a cancellation or an aborting revocation
  * reaches the upstream as `notifications/cancelled`) and progress relayed to the client.
  */
-export async function registerUpstreamTools(ledger: Ledger, client: Client, tools: readonly Tool[], mapping: ResourceMapping, options: ForwardOptions = {}): Promise<UpstreamToolSet> {
+export async function registerUpstreamTools(ledger: Ledger, client: Client, tools: readonly Tool[], mapping: ResourceMapper, options: ForwardOptions = {}): Promise<UpstreamToolSet> {
+  return registerRoutedTools(ledger, tools, mapping, { nameOf: (tool) => tool.name, run: (tool, args, signal) => forwardToolCall(client, tool.name, args, signal, options, currentRelay()) });
+}
+
+/**
+ * Registers upstream tools under the route's names (the gateway's `<upstream>__<tool>`). A name
+ * listed twice, or refused by the ledger (a changed schema, a bad name), is refused, with why.
+ */
+export async function registerRoutedTools(ledger: Ledger, tools: readonly Tool[], mapping: ResourceMapper, route: ToolRoute): Promise<UpstreamToolSet> {
   const registered = new Map<string, Tool>();
   const refused = new Map<string, string>();
   for (const tool of tools) {
-    if (registered.has(tool.name) || refused.has(tool.name)) {
-      refused.set(tool.name, 'the upstream lists this name twice');
-      registered.delete(tool.name);
+    const name = route.nameOf(tool);
+    if (registered.has(name) || refused.has(name)) {
+      refused.set(name, 'the upstream lists this name twice');
+      registered.delete(name);
       continue;
     }
     try {
       await ledger.registerTool({
-        name: tool.name,
+        name,
         inputSchema: tool.inputSchema as JsonObject,
-        resources: (args) => mapping.resources(tool.name, args),
-        run: (args, ctx) => forward(client, tool.name, args, ctx.signal, options),
+        resources: (args, call) => mapping.resources(name, args, call),
+        run: (args, ctx) => route.run(tool, args, ctx.signal),
       });
-      registered.set(tool.name, tool);
+      registered.set(name, name === tool.name ? tool : { ...tool, name });
     } catch (error) {
       const changed = error instanceof InvalidCommandError && error.code === 'tool_conflict';
-      refused.set(tool.name, changed ? `the upstream's inputSchema for ${tool.name} changed since the log registered it (a changed tool needs a new name)` : (error as Error).message);
+      refused.set(name, changed ? `the upstream's inputSchema for ${name} changed since the log registered it (a changed tool needs a new name)` : (error as Error).message);
     }
   }
   return { registered, refused };
 }
 
-async function forward(client: Client, name: string, args: JsonObject, signal: AbortSignal, options: ForwardOptions): Promise<CallToolResult> {
-  const relay = currentRelay();
+/** Forwards one call upstream (never re-sent), progress relayed when the client asked for it. */
+export async function forwardToolCall(client: Client, name: string, args: JsonObject, signal: AbortSignal, options: ForwardOptions, relay: CallRelay | undefined): Promise<CallToolResult> {
   const progressToken = relay?.progressToken;
   // Relayed progress is sent before the result (the client drops progress that follows its response).
   let relayed: Promise<void> = Promise.resolve();

@@ -1,0 +1,77 @@
+import type { CliCommand } from '../command';
+import { openLedgerAt, packageVersion } from '../ledgerFile';
+import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+
+const usage = `usage: atc gateway --config <gateway.json> [--quiet] [--upstream-timeout-ms N]
+  --config               the gateway config (docs/gateway.md); a malformed one fails at start naming the field
+  --quiet                no line per decision on stderr
+  --upstream-timeout-ms  per upstream request (progress resets it); default 60000`;
+
+/**
+ * \`atc gateway\`: many agents over MCP Streamable HTTP, every tools/call through the ledger.
+ * Prints \`listening on <publicUrl>\` on stdout once it serves; runs until SIGTERM or SIGINT, then
+ * lets calls in flight finish (bounded), settles them, closes the ledger and exits 0.
+ */
+export async function runGateway(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+  const parsed = parseOptions(args, ['config', 'upstream-timeout-ms'], ['quiet', 'help']);
+  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('config')) {
+    if ('error' in parsed) io.err(`atc gateway: ${parsed.error}`);
+    if (!('error' in parsed) && parsed.flags.has('help')) {
+      await io.out(usage);
+      return 0;
+    }
+    io.err(usage);
+    return 2;
+  }
+  const timeoutText = parsed.values.get('upstream-timeout-ms');
+  const upstreamTimeoutMs = timeoutText === undefined ? undefined : Number(timeoutText);
+  if (upstreamTimeoutMs !== undefined && (!Number.isSafeInteger(upstreamTimeoutMs) || upstreamTimeoutMs < 1)) {
+    io.err('atc gateway: --upstream-timeout-ms needs a positive integer');
+    return 2;
+  }
+  // Loaded here: `atc --help` and the other commands do not load the MCP SDK or jose.
+  const { readGatewayConfigFile } = await import('../../integrations/gateway/configFile');
+  let config;
+  try {
+    config = readGatewayConfigFile(parsed.values.get('config') as string);
+  } catch (error) {
+    io.err(`atc gateway: ${(error as Error).message}`);
+    return 2;
+  }
+  const quiet = parsed.flags.has('quiet');
+  const report = (line: string): void => {
+    if (!quiet) io.err(`atc gateway: ${line}`);
+  };
+  const { startGateway } = await import('../../integrations/gateway/gateway');
+  const { gatewayAuthenticator } = await import('../../integrations/gateway/authenticators');
+  let ledger;
+  try {
+    ledger = await openLedgerAt(config.ledger, { create: true });
+  } catch (error) {
+    io.err(`atc gateway: ${(error as Error).message}`);
+    return 2;
+  }
+  let gateway;
+  try {
+    const authenticator = await gatewayAuthenticator(config, ledger, { report });
+    gateway = await startGateway({ config, ledger, authenticator, version: packageVersion(), report, ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}) });
+  } catch (error) {
+    await ledger.close();
+    io.err(`atc gateway: ${(error as Error).message}`);
+    return 1;
+  }
+  await io.out(`listening on ${gateway.url.href}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  report('shutting down: calls in flight finish, then the ledger closes');
+  await gateway.shutdown();
+  await ledger.close();
+  return 0;
+}
+
+export const gatewayCommand: CliCommand = {
+  summary: 'MCP gateway over Streamable HTTP for many agents: every tools/call through the ledger (--config gateway.json)',
+  run: (args) => runGateway(args),
+};
