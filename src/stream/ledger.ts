@@ -19,6 +19,8 @@ import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
 import { LazyAbort } from './lazyAbort';
 import { CommandStream } from './commandStream';
+import { hostPrincipal, nextPrincipalRef } from './principalIssue';
+import { principalGrantId } from '../domain/principals';
 import { CallIds, newGrantId, newJournalOwner, newToken, presentedTokenDigest, tokenDigest } from './ids';
 import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJournal } from '../stores/settlementJournal';
 import { isolateSubscriberErrors } from './subscriberIsolation';
@@ -213,8 +215,12 @@ class LedgerImpl implements Ledger {
     }
     const templates = options.resourceTemplates === undefined ? undefined : (hostJson(options.resourceTemplates, 'resourceTemplates') as unknown as ResourceTemplates);
     const token = newToken();
-    const grantId = newGrantId();
     const digest = tokenDigest(token);
+    // A principal's grant id is derived (src/domain/principals.ts); the decider refuses it if another
+    // writer took that generation meanwhile.
+    const principal = hostPrincipal(options.principal);
+    const ref = principal === undefined ? undefined : nextPrincipalRef(this.state(), principal);
+    const grantId = ref === undefined ? newGrantId() : principalGrantId(ref.name, ref.policy, ref.generation);
     await this.runHost((at) => {
       const scope = {
         tools: options.tools,
@@ -236,6 +242,7 @@ class LedgerImpl implements Ledger {
         scope: shared,
         ...(templates !== undefined ? { resourceTemplates: templates } : {}),
         ...(options.fsBase !== undefined ? { fsBase: options.fsBase } : {}),
+        ...(ref !== undefined ? { principal: ref } : {}),
       };
     });
     return { grantId, token };

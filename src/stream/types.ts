@@ -100,6 +100,12 @@ export interface IssueOptions {
    * ledger as `call.failed` with `timedOut: true` (docs/budgets.md). A positive safe integer; default: none.
    */
   readonly callTimeoutMs?: number;
+  /**
+   * Host side, for the gateway's OAuth principals: issue this principal's root grant for this policy
+   * (its next generation, with a derived id: docs/gateway.md). Refused (`InvalidCommandError`
+   * `invalid_grant`) while the principal still has an active grant for the policy.
+   */
+  readonly principal?: { readonly name: string; readonly policy: string };
 }
 
 export interface InvokeOptions {

@@ -53,7 +53,7 @@ export async function runGateway(args: readonly string[], io: SqliteCliIo = sqli
   }
   let gateway;
   try {
-    const authenticator = await gatewayAuthenticator(config, ledger, { report });
+    const authenticator = gatewayAuthenticator(config, ledger);
     gateway = await startGateway({ config, ledger, authenticator, version: packageVersion(), report, ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}) });
   } catch (error) {
     await ledger.close();

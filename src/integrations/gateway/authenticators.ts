@@ -1,15 +1,13 @@
 import type { Ledger } from '../../stream/types';
 import { tokenAuthenticator, type Authenticator } from './auth';
 import type { GatewayConfig } from './config';
+import { oauthAuthenticator } from './oauth';
 
-export interface AuthenticatorOptions {
-  readonly clock?: () => number;
-  readonly report?: (line: string) => void;
-}
+/** Builds the authenticator the config asks for; `resource` is the served publicUrl (known once bound). */
+export type AuthenticatorFactory = (resource: () => URL) => Promise<Authenticator>;
 
-/** The authenticator the config asks for. */
-export async function gatewayAuthenticator(config: GatewayConfig, ledger: Ledger, options: AuthenticatorOptions = {}): Promise<Authenticator> {
-  const clock = options.clock ?? Date.now;
-  if ('tokens' in config.auth) return tokenAuthenticator(ledger, clock);
-  throw new Error('auth.oauth is not available in this build');
+export function gatewayAuthenticator(config: GatewayConfig, ledger: Ledger, clock: () => number = Date.now): AuthenticatorFactory {
+  const auth = config.auth;
+  if ('tokens' in auth) return async () => tokenAuthenticator(ledger, clock);
+  return (resource) => oauthAuthenticator(ledger, config, auth.oauth, resource, clock);
 }

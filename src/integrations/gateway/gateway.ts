@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
-import { bearerOf, sameCredential, type Authenticator, type AuthRefused } from './auth';
+import { bearerOf, sameCredential, type AuthRefused } from './auth';
+import type { AuthenticatorFactory } from './authenticators';
+import { checkGatewayPolicies } from './gatewayPolicies';
 import type { GatewayConfig } from './config';
 import { GrantTemplateIndex } from './grantTemplateIndex';
 import { readJsonBody, sendJson, sendRpcError } from './httpReplies';
@@ -18,7 +20,8 @@ export interface GatewayOptions {
   readonly config: GatewayConfig;
   /** Opened by the caller, who closes it after `shutdown()`. */
   readonly ledger: Ledger;
-  readonly authenticator: Authenticator;
+  /** Built once the upstreams' tools are registered, given the served publicUrl (the OAuth audience). */
+  readonly authenticator: AuthenticatorFactory;
   readonly version: string;
   /** ms since epoch; session idleness and token checks read it. Default Date.now. */
   readonly clock?: () => number;
@@ -56,11 +59,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     throw error;
   }
   for (const [name, why] of upstreams.tools.refused) report(`tool ${name} refused: ${why}`);
+  let url = config.publicUrl;
+  let authenticator;
+  try {
+    checkGatewayPolicies(config, ledger);
+    authenticator = await options.authenticator(() => url);
+  } catch (error) {
+    templates.close();
+    await upstreams.close();
+    throw error;
+  }
 
   const sessions = new Map<string, GatewaySession>();
   let opening = 0;
   let accepting = true;
-  let url = config.publicUrl;
   let metadataPath = `/.well-known/oauth-protected-resource${url.pathname}`;
   let listenHost = '';
 
@@ -72,7 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedOrigin(req.headers.origin, url, config.allowedOrigins)) return sendRpcError(res, 403, -32000, 'Forbidden: this Origin is not allowed');
-    const auth = await options.authenticator.authenticate(bearerOf(req.headers.authorization));
+    const auth = await authenticator.authenticate(bearerOf(req.headers.authorization));
     if (!auth.ok) {
       if (auth.status === 401) return sendRpcError(res, 401, -32001, `Unauthorized: ${auth.description}`, challenge(auth));
       return sendRpcError(res, 403, -32001, `Forbidden: ${auth.description}`);
