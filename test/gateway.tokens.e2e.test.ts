@@ -168,8 +168,17 @@ test('limits: a body over requestBytesMax is 413; a call over callsInFlightPerSe
   await slow;
 });
 
-test('GET /healthz needs no credential and says only up', async () => {
+test('GET /healthz needs no credential and says only up, or down (503) once an upstream is gone', async () => {
   const health = await fetch(new URL('/healthz', gateway.url));
   expect(health.status).toBe(200);
   expect(await health.json()).toEqual({ status: 'up' });
+  search.stop();
+  // The answer is cached for a second: ask until it changes (bounded).
+  let down: Response | undefined;
+  for (let i = 0; i < 100 && down?.status !== 503; i++) {
+    down = await fetch(new URL('/healthz', gateway.url));
+    if (down.status !== 503) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(down?.status).toBe(503);
+  expect(await down?.json()).toEqual({ status: 'down' });
 });
