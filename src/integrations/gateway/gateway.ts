@@ -117,7 +117,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, session);
-          report(`session opened for grant ${grantId}${principal !== undefined ? ` (principal ${principal.slice(0, 64)})` : ''}`);
+          report(`session opened for grant ${grantId}${principal !== undefined ? ` (principal ${logSafe(principal)})` : ''}`);
         },
         onsessionclosed: (id) => void closeSession(id),
       });
@@ -232,6 +232,11 @@ function resourceMetadata(url: URL, config: GatewayConfig): Record<string, unkno
     ...('oauth' in config.auth ? { authorization_servers: [config.auth.oauth.issuer] } : {}),
     bearer_methods_supported: ['header'],
   };
+}
+
+/** A principal name fit for a log line: the IdP chooses it, so no control, format or other unusual character reaches a terminal. */
+function logSafe(name: string): string {
+  return JSON.stringify(name.slice(0, 64).replace(/[^\w.@+-]/g, '?'));
 }
 
 function ledgerUp(ledger: Ledger): boolean {
