@@ -161,6 +161,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // Bounds on what a client may hold open before it has sent its request (slow headers or body).
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  // Idle keep-alive connections outlive clients' own idle timeouts (undici's is 4 s against Node's
+  // default 5 s here), so the client, not the server, closes one: otherwise a request sent on a socket
+  // the server is closing at that moment fails ("other side closed") under load.
+  server.keepAliveTimeout = 65_000;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
