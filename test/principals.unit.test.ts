@@ -1,6 +1,8 @@
 import type { Command } from '../src/domain/commands';
 import { principalGrantId } from '../src/domain/principals';
-import { createLedger, replay, verify } from '../src';
+import { createLedger } from '../src/stream/ledger';
+import { replay } from '../src/verification/replay';
+import { verify } from '../src/verification/verify';
 import { sealEvent } from '../src/domain/chain';
 import type { LedgerEvent } from '../src/domain/events';
 import { given, issueCommand, payloads, registerNotes, T0 } from './support/given';
