@@ -1,11 +1,19 @@
 import type { CliCommand } from '../command';
 import { openLedgerAt, packageVersion } from '../ledgerFile';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, type CommandSpec } from '../options';
 
-const usage = `usage: atc gateway --config <gateway.json> [--quiet] [--upstream-timeout-ms N]
-  --config               the gateway config (docs/gateway.md); a malformed one fails at start naming the field
-  --quiet                no line per decision on stderr
-  --upstream-timeout-ms  per upstream request (progress resets it); default 60000`;
+export const gatewaySpec: CommandSpec = {
+  name: 'gateway',
+  summary: 'MCP gateway over Streamable HTTP for many agents: every tools/call through the ledger (--config gateway.json)',
+  usage: ['--config <gateway.json> [--quiet] [--upstream-timeout-ms N]'],
+  description: 'Prints `listening on <publicUrl>` on stdout once it serves; runs until SIGTERM or SIGINT (docs/gateway.md).',
+  options: [
+    { name: 'config', value: '<gateway.json>', required: true, description: 'the gateway config (docs/gateway.md); a malformed one fails at start naming the field' },
+    { name: 'quiet', description: 'no line per decision on stderr' },
+    { name: 'upstream-timeout-ms', value: '<N>', description: 'per upstream request, in ms (progress resets it); default 60000' },
+  ],
+};
 
 /**
  * \`atc gateway\`: many agents over MCP Streamable HTTP, every tools/call through the ledger.
@@ -13,16 +21,8 @@ const usage = `usage: atc gateway --config <gateway.json> [--quiet] [--upstream-
  * lets calls in flight finish (bounded), settles them, closes the ledger and exits 0.
  */
 export async function runGateway(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
-  const parsed = parseOptions(args, ['config', 'upstream-timeout-ms'], ['quiet', 'help']);
-  if ('error' in parsed || parsed.flags.has('help') || parsed.positional.length !== 0 || !parsed.values.has('config')) {
-    if ('error' in parsed) io.err(`atc gateway: ${parsed.error}`);
-    if (!('error' in parsed) && parsed.flags.has('help')) {
-      await io.out(usage);
-      return 0;
-    }
-    io.err(usage);
-    return 2;
-  }
+  const parsed = await parseOrExit(gatewaySpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   const timeoutText = parsed.values.get('upstream-timeout-ms');
   const upstreamTimeoutMs = timeoutText === undefined ? undefined : Number(timeoutText);
   if (upstreamTimeoutMs !== undefined && (!Number.isSafeInteger(upstreamTimeoutMs) || upstreamTimeoutMs < 1)) {
@@ -72,6 +72,7 @@ export async function runGateway(args: readonly string[], io: SqliteCliIo = sqli
 }
 
 export const gatewayCommand: CliCommand = {
-  summary: 'MCP gateway over Streamable HTTP for many agents: every tools/call through the ledger (--config gateway.json)',
+  summary: gatewaySpec.summary,
+  spec: gatewaySpec,
   run: (args) => runGateway(args),
 };

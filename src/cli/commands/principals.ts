@@ -3,16 +3,23 @@ import { openLedgerAt, withLedgerAt } from '../ledgerFile';
 import { latestPrincipalGrant } from '../../domain/principals';
 import { shardGet } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
-import { parseOptions, sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { parseOrExit, usageError, type CommandSpec } from '../options';
 
-const usage = `usage: atc principals --ledger <log.sqlite | postgres://…> [--json]
-       atc principals revoke <principal> --ledger <…> [--policy NAME] [--abort]
-       atc principals enable <principal> --config <gateway.json>
-  (list)   every principal the gateway issued a grant for: policy, current grant, status, usage
-  revoke   revokes the principal's current grants (every policy, or --policy NAME); it stays
-           refused by the gateway until enabled; --abort aborts its calls in flight
-  enable   issues the principal's next grant from the policy the config maps it to now
-           (a fresh budget: the host's decision); refused while it still has an active grant`;
+export const principalsSpec: CommandSpec = {
+  name: 'principals',
+  summary: "list the gateway's principals with grants, status and usage (--json); revoke or enable one",
+  usage: ['--ledger <log.sqlite | postgres://…> [--json]', 'revoke <principal> --ledger <…> [--policy NAME] [--abort]', 'enable <principal> --config <gateway.json>'],
+  description: 'list: every principal the gateway issued a grant for, its policy, current grant, generation, status and usage (never a token). revoke: revokes the principal\'s current grants (every policy, or --policy); the gateway refuses it until enabled. enable: issues its next grant from the policy the config maps it to now (a fresh budget: the host\'s decision); refused while it still has an active grant.',
+  options: [
+    { name: 'ledger', value: '<log.sqlite | postgres://…>', description: 'the ledger (list, revoke)' },
+    { name: 'json', description: 'list: print one JSON array instead of the table' },
+    { name: 'policy', value: '<NAME>', description: "revoke: only the principal's grant for this policy" },
+    { name: 'abort', description: "revoke: abort the principal's calls in flight" },
+    { name: 'config', value: '<gateway.json>', description: 'enable: the gateway config (the policy in force for the principal)' },
+  ],
+  operands: { name: 'subcommand and principal', min: 0, max: 2 },
+};
 
 export interface PrincipalListing {
   readonly principal: string;
@@ -47,19 +54,10 @@ function line(p: PrincipalListing): string {
 
 /** `atc principals`: list, revoke or re-enable the gateway's OAuth principals. */
 export async function runPrincipals(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, now: () => number = Date.now): Promise<number> {
-  const parsed = parseOptions(args, ['ledger', 'policy', 'config'], ['json', 'abort', 'help']);
-  if ('error' in parsed || parsed.flags.has('help')) {
-    if ('error' in parsed) io.err(`atc principals: ${parsed.error}`);
-    if ('error' in parsed) io.err(usage);
-    else await io.out(usage);
-    return 'error' in parsed ? 2 : 0;
-  }
+  const parsed = await parseOrExit(principalsSpec, args, io);
+  if (typeof parsed === 'number') return parsed;
   const [verb, principal, ...rest] = parsed.positional;
-  const fail = (message: string): number => {
-    io.err(`atc principals: ${message}`);
-    io.err(usage);
-    return 2;
-  };
+  const fail = (message: string): number => usageError(principalsSpec, io, message);
   if (verb === undefined) {
     if (!parsed.values.has('ledger')) return fail('--ledger is required');
     return withLedgerAt('principals', parsed.values.get('ledger') as string, { create: false }, (l) => io.err(l), async (ledger) => {
@@ -128,6 +126,7 @@ async function enable(principal: string, configFile: string | undefined, io: Sql
 }
 
 export const principalsCommand: CliCommand = {
-  summary: "list the gateway's principals with grants, status and usage (--json); revoke or enable one",
+  summary: principalsSpec.summary,
+  spec: principalsSpec,
   run: (args) => runPrincipals(args),
 };

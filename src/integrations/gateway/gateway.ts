@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
+import { printable } from '../mcp/printable';
 import { bearerOf, sameCredential, type AuthRefused } from './auth';
 import type { AuthenticatorFactory } from './authenticators';
 import { checkGatewayPolicies } from './gatewayPolicies';
@@ -58,7 +59,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     templates.close();
     throw error;
   }
-  for (const [name, why] of upstreams.tools.refused) report(`tool ${name} refused: ${why}`);
+  for (const [name, why] of upstreams.tools.refused) report(`tool ${printable(name)} refused: ${printable(why)}`);
   let url = config.publicUrl;
   let authenticator;
   try {
