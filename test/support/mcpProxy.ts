@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { keepProgressBeforeResponses } from '../../src/integrations/mcp/progressOrder';
 
 // Real processes: the official MCP client → the built `atc proxy` (dist/, built by `pretest`) →
@@ -52,12 +53,14 @@ export interface ProxyClient {
   close(): Promise<void>;
 }
 
-/** Starts `atc proxy` with these arguments and connects the official client to it over stdio. */
-export async function proxyClient(args: readonly string[], env: { readonly [k: string]: string } = {}): Promise<ProxyClient> {
+export const relayServer = path.join(root, 'test/fixtures/mcpRelayServer.js');
+
+/** Starts `atc proxy` with these arguments and connects the official client (declaring `capabilities`) to it over stdio. */
+export async function proxyClient(args: readonly string[], env: { readonly [k: string]: string } = {}, capabilities: ClientCapabilities = {}): Promise<ProxyClient> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'proxy', ...args], env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'e2e-test-client', version: '1.0.0' });
+  const client = new Client({ name: 'e2e-test-client', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
   // The SDK client drops progress read together with its response (typescript-sdk#2580); the proxy
   // sends progress first, but a loaded test machine can still read both at once on this side.

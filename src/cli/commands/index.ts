@@ -23,6 +23,7 @@ export const commands: { readonly [name: string]: LazyCliCommand } = {
   grants: lazy('list the grants of a ledger file with status, parents and usage (--json)', async () => (await import('./grants')).grantsCommand),
   issue: lazy('issue a grant from a policy file into a ledger file; prints { grantId, token } once', async () => (await import('./issue')).issueCommand),
   principals: lazy("list the gateway's principals with grants, status and usage (--json); revoke or enable one", async () => (await import('./principals')).principalsCommand),
+  policy: lazy('check a policy against the real tools, test it with sample calls, diff it against a log (check | test | diff)', async () => (await import('./policy')).policyCommand),
   proxy: lazy('MCP proxy on stdio: every tools/call through the ledger before the upstream sees it', async () => (await import('./proxy')).proxyCommand),
   keygen: lazy('create a log signing key (--origin <name> --out <file.key>), print its verifier key', async () => (await import('./keygen')).keygenCommand),
   prove: lazy('print a C2SP tlog-proof that event --seq N is in a checkpoint (--checkpoint <file>)', async () => (await import('./prove')).proveCommand),

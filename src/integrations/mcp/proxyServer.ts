@@ -1,23 +1,16 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  PingRequestSchema,
-  ResultSchema,
-  type CallToolResult,
-  type JSONRPCRequest,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RootsListChangedNotificationSchema, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
 import { runWithRelay } from './callRelay';
 import { printable } from './printable';
 import { toolCallResult, toolLabel } from './callOutcome';
 import { refusedToolResult } from './callResults';
-import { withoutLedgerMeta } from './upstreamMeta';
+import { CallRouter, type RelaySession } from './relay/callRouter';
+import { relayDownstreamRequests, relayedServerCapabilities } from './relay/forwarding';
+import { relayUpstreamNotifications } from './relay/upstreamNotifications';
+import { relayUpstreamRequests } from './relay/upstreamRequests';
 import type { UpstreamToolSet } from './upstreamTools';
 
 export interface ProxyServerOptions {
@@ -31,34 +24,25 @@ export interface ProxyServerOptions {
   readonly report?: (line: string) => void;
   /** How often, while calls run, the shared log is read for other processes' revocations. Default 250. */
   readonly revocationPollMs?: number;
+  /**
+   * Called on the upstream's `notifications/tools/list_changed` (startProxy re-lists the upstream
+   * and updates `tools`). Without it the tool list stays as it was at start.
+   */
+  readonly onToolsChanged?: () => void;
 }
-
-/** Requests forwarded as they are, each only when the upstream offers its capability. */
-const forwarded: { readonly [method: string]: keyof ServerCapabilities } = {
-  'resources/list': 'resources',
-  'resources/templates/list': 'resources',
-  'resources/read': 'resources',
-  'resources/subscribe': 'resources',
-  'resources/unsubscribe': 'resources',
-  'prompts/list': 'prompts',
-  'prompts/get': 'prompts',
-  'completion/complete': 'completions',
-  'logging/setLevel': 'logging',
-};
 
 /**
  * The proxy's MCP server: `tools/list` shows only what the grant may call, every `tools/call` goes
- * through `ledger.invoke` (the tool's `run` forwards it upstream), and resources, prompts,
- * completions, logging and ping are forwarded when the upstream offers them.
+ * through `ledger.invoke` (the tool's `run` forwards it upstream), and the relay (relay/) carries
+ * the rest: resources, prompts, completions, logging and ping when the upstream offers them, its
+ * notifications, and its sampling, elicitation and roots requests during a call to this client.
  */
 export function createProxyServer(options: ProxyServerOptions): Server {
   const { ledger, token, upstream, tools } = options;
   const report = options.report ?? (() => undefined);
   const upstreamCapabilities = upstream.getServerCapabilities() ?? {};
-  const capabilities: ServerCapabilities = { tools: { listChanged: false } };
-  for (const key of ['resources', 'prompts', 'completions', 'logging'] as const) {
-    if (upstreamCapabilities[key] !== undefined) Object.assign(capabilities, { [key]: upstreamCapabilities[key] });
-  }
+  const listChanged = options.onToolsChanged !== undefined && upstreamCapabilities.tools?.listChanged === true;
+  const capabilities: ServerCapabilities = { tools: { listChanged }, ...relayedServerCapabilities(upstreamCapabilities) };
   const instructions = upstream.getInstructions();
   const server = new Server({ name: 'atc-proxy', version: options.version }, { capabilities, ...(instructions !== undefined ? { instructions } : {}) });
 
@@ -67,6 +51,9 @@ export function createProxyServer(options: ProxyServerOptions): Server {
     return { tools: Array.from(tools.registered.values()).filter((t) => visible.has(t.name)) };
   });
 
+  // The proxy serves one client: every call in flight is this session's.
+  const router = new CallRouter();
+  const session: RelaySession = { id: 'client', clientCapabilities: () => server.getClientCapabilities() };
   const revocations = revocationWatch(ledger, options.revocationPollMs ?? 250);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
@@ -77,27 +64,24 @@ export function createProxyServer(options: ProxyServerOptions): Server {
     }
     const relay = { progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification };
     revocations.start();
-    const outcome = await runWithRelay(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => revocations.stop());
+    const leave = router.enter({ session, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification });
+    const outcome = await runWithRelay(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => {
+      leave();
+      revocations.stop();
+    });
     return toolCallResult(outcome, name, extra.signal.aborted, report);
   });
 
-  server.removeRequestHandler('ping');
-  server.setRequestHandler(PingRequestSchema, async (_request, extra) => {
-    await upstream.ping({ signal: extra.signal });
-    return {};
+  relayDownstreamRequests(server, upstream);
+  relayUpstreamRequests({ upstream, router, report });
+  relayUpstreamNotifications({
+    upstream,
+    router,
+    audience: (notification) => server.notification(notification),
+    onToolsChanged: options.onToolsChanged ?? (() => undefined),
   });
-
-  server.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
-    const capability = forwarded[request.method];
-    if (capability === undefined || upstreamCapabilities[capability] === undefined) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
-    const result = await upstream.request({ method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }, ResultSchema, { signal: extra.signal });
-    return withoutLedgerMeta(result);
-  };
-  // The upstream's own notifications (resources updated, list changes, log messages) reach the client.
-  upstream.fallbackNotificationHandler = async (notification) => {
-    if (notification.method === 'notifications/tools/list_changed') return; // the proxy's tool list is fixed at start
-    await server.notification(notification as never).catch(() => undefined);
-  };
+  // The client's roots changed: the upstream may ask again (during a call).
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => upstream.sendRootsListChanged().catch(() => undefined));
   return server;
 }
 

@@ -10,8 +10,11 @@ import { checkPolicyPaths } from './policyPaths';
 import { createProxyServer } from './proxyServer';
 import { ResourceMapping } from './resourceMapping';
 import { templateCoverageProblem } from './templateCoverage';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { toolListWatch } from './relay/toolList';
+import { relayedClientCapabilities } from './relay/upstreamRequests';
 import { connectUpstream, listUpstreamTools, type UpstreamTarget } from './upstream';
-import { registerUpstreamTools, type UpstreamToolSet } from './upstreamTools';
+import { registerUpstreamTools, type LiveToolSet, type UpstreamToolSet } from './upstreamTools';
 
 export type GrantSource = { readonly policy: Policy } | { readonly token: string };
 
@@ -38,9 +41,9 @@ export class ProxyStartError extends Error {
   override readonly name = 'ProxyStartError';
 }
 
-/** Connects the upstream, registers its tools, lists them, and registers each with the ledger. */
-export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number, report?: (line: string) => void): Promise<{ client: Client; tools: UpstreamToolSet }> {
-  const client = await connectUpstream(target, version, report);
+/** Connects the upstream, lists its tools, and registers each with the ledger. */
+export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number, report?: (line: string) => void, capabilities: ClientCapabilities = {}): Promise<{ client: Client; tools: LiveToolSet }> {
+  const client = await connectUpstream(target, version, report, capabilities);
   try {
     const listed = await listUpstreamTools(client);
     const tools = await registerUpstreamTools(ledger, client, listed, mapping, timeoutMs !== undefined ? { timeoutMs } : {});
@@ -58,7 +61,7 @@ export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, ver
 export async function startProxy(options: ProxyStartOptions): Promise<StartedProxy> {
   const { ledger } = options;
   const mapping = new ResourceMapping();
-  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs, options.report);
+  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs, options.report, relayedClientCapabilities);
   try {
     let token: string;
     let grantId: string;
@@ -81,14 +84,21 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
     const uncovered = grantCoverageProblem(ledger, grantId, recorded.templates);
     if (uncovered !== undefined) throw new ProxyStartError(`${uncovered}, in the policy the grant is issued from`);
     mapping.use(recorded.templates, recorded.fsBase);
-    const server = createProxyServer({
+    const report = options.report ?? (() => undefined);
+    const watch = toolListWatch({
       ledger,
-      token,
       upstream: client,
       tools,
-      version: options.version,
-      ...(options.report !== undefined ? { report: options.report } : {}),
+      mapping,
+      ...(options.upstreamTimeoutMs !== undefined ? { forward: { timeoutMs: options.upstreamTimeoutMs } } : {}),
+      changed: async (change) => {
+        for (const name of change.hidden) report(`tool ${name} hidden and refused: ${tools.refused.get(name) ?? ''}`);
+        report(`the upstream's tools changed: ${change.added.length} registered, ${change.hidden.length} hidden, ${change.restored.length} restored`);
+        await server.sendToolListChanged().catch(() => undefined);
+      },
+      failed: (why) => report(`re-listing the upstream's tools failed: ${why}`),
     });
+    const server = createProxyServer({ ledger, token, upstream: client, tools, version: options.version, report, onToolsChanged: watch.notify });
     return { server, upstream: client, grantId, tools, ...(issuedToken !== undefined ? { issuedToken } : {}) };
   } catch (error) {
     await client.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { boundStdioFrames } from './boundedFrames';
 import { keepProgressBeforeResponses } from './progressOrder';
 
@@ -17,9 +17,10 @@ const listPagesMax = 100;
  * Connects an MCP client to the upstream. The child's environment is the one given (the proxy
  * passes its own without the token variable); no header or argument is added to the HTTP transport.
  * The HTTP transport never re-sends a message: reconnection only re-opens the server's event stream.
+ * `capabilities`: what the client declares (the proxy: what its relay carries to its own client).
  */
-export async function connectUpstream(target: UpstreamTarget, version: string, report: (line: string) => void = () => undefined): Promise<Client> {
-  const client = new Client({ name: 'atc-proxy', version }, { capabilities: {} });
+export async function connectUpstream(target: UpstreamTarget, version: string, report: (line: string) => void = () => undefined, capabilities: ClientCapabilities = {}): Promise<Client> {
+  const client = new Client({ name: 'atc-proxy', version }, { capabilities });
   let transport: StdioClientTransport | StreamableHTTPClientTransport;
   if (target.kind === 'stdio') {
     transport = new StdioClientTransport({ command: target.command, args: [...target.args], env: { ...target.env }, stderr: 'inherit' });

@@ -21,3 +21,13 @@ export function withoutLedgerMeta<T>(result: T): T {
   const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !isLedgerMetaKey(key)));
   return { ...rest, _meta: kept } as T;
 }
+
+/**
+ * An upstream's `_meta` without its `atc/` keys, as the relay uses it: undefined when nothing is
+ * left or when it is not a plain object (so a result carries no empty `_meta`).
+ */
+export function dropAtcMeta(meta: unknown): Record<string, unknown> | undefined {
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !isLedgerMetaKey(key)));
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}

@@ -4,7 +4,8 @@ import type { JsonObject } from '../../domain/json';
 import { InvalidCommandError } from '../../stream/invalidCommandError';
 import type { Ledger, ResourceCall } from '../../stream/types';
 import { currentRelay, type CallRelay } from './callRelay';
-import { withoutLedgerMeta } from './upstreamMeta';
+import type { ResourceMapping } from './resourceMapping';
+import { withoutAtcMeta } from './relay/sanitize';
 
 /** An upstream result with `isError: true`: the tool ran and reported a failure (settled `call.failed`). */
 export class UpstreamToolError extends Error {
@@ -19,6 +20,14 @@ export interface UpstreamToolSet {
   readonly registered: ReadonlyMap<string, Tool>;
   /** Not registered, with why (a schema that changed since the log registered it, a bad name…). */
   readonly refused: ReadonlyMap<string, string>;
+}
+
+/** The set as the relay keeps it up to date (relay/toolList.ts): the same maps, writable. */
+export interface LiveToolSet extends UpstreamToolSet {
+  readonly registered: Map<string, Tool>;
+  readonly refused: Map<string, string>;
+  /** Every tool this process attached to the ledger, as it was attached (its run forwards under this name). */
+  readonly attached: Map<string, Tool>;
 }
 
 export interface ForwardOptions {
@@ -43,8 +52,37 @@ export interface ToolRoute {
  * once (never re-sent), with the call's `ctx.signal` (so a cancellation or an aborting revocation
  * reaches the upstream as `notifications/cancelled`) and progress relayed to the client.
  */
-export async function registerUpstreamTools(ledger: Ledger, client: Client, tools: readonly Tool[], mapping: ResourceMapper, options: ForwardOptions = {}): Promise<UpstreamToolSet> {
-  return registerRoutedTools(ledger, tools, mapping, { nameOf: (tool) => tool.name, run: (tool, args, signal) => forwardToolCall(client, tool.name, args, signal, options, currentRelay()) });
+export async function registerUpstreamTools(ledger: Ledger, client: Client, tools: readonly Tool[], mapping: ResourceMapping, options: ForwardOptions = {}): Promise<LiveToolSet> {
+  const set: LiveToolSet = { registered: new Map(), refused: new Map(), attached: new Map() };
+  for (const tool of tools) {
+    if (set.registered.has(tool.name) || set.refused.has(tool.name)) {
+      set.refused.set(tool.name, 'the upstream lists this name twice');
+      set.registered.delete(tool.name);
+      continue;
+    }
+    const refusal = await attachUpstreamTool(ledger, client, tool, mapping, options);
+    if (refusal === undefined) {
+      set.registered.set(tool.name, tool);
+      set.attached.set(tool.name, tool);
+    } else set.refused.set(tool.name, refusal);
+  }
+  return set;
+}
+
+/** Registers one upstream tool with the ledger; resolves why not, if it was refused. */
+export async function attachUpstreamTool(ledger: Ledger, client: Client, tool: Tool, mapping: ResourceMapping, options: ForwardOptions): Promise<string | undefined> {
+  try {
+    await ledger.registerTool({
+      name: tool.name,
+      inputSchema: tool.inputSchema as JsonObject,
+      resources: (args) => mapping.resources(tool.name, args),
+      run: (args, ctx) => forwardToolCall(client, tool.name, args, ctx.signal, options, currentRelay()),
+    });
+    return undefined;
+  } catch (error) {
+    const changed = error instanceof InvalidCommandError && error.code === 'tool_conflict';
+    return changed ? `the upstream's inputSchema for ${tool.name} changed since the log registered it (a changed tool needs a new name)` : (error as Error).message;
+  }
 }
 
 /**
@@ -82,7 +120,7 @@ export async function forwardToolCall(client: Client, name: string, args: JsonOb
   const progressToken = relay?.progressToken;
   // Relayed progress is sent before the result (the client drops progress that follows its response).
   let relayed: Promise<void> = Promise.resolve();
-  const received = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+  const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
     signal,
     resetTimeoutOnProgress: true,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
@@ -91,8 +129,8 @@ export async function forwardToolCall(client: Client, name: string, args: JsonOb
       : {}),
   });
   await relayed;
-  // Only the ledger writes `atc/` keys: an upstream's could forge a rejection.
-  const result = withoutLedgerMeta(received);
-  if (result.isError === true) throw new UpstreamToolError(result);
-  return result;
+  // An upstream may not write the ledger's own `_meta` keys (it could forge a decision).
+  const clean = withoutAtcMeta(result);
+  if (clean.isError === true) throw new UpstreamToolError(clean);
+  return clean;
 }
