@@ -1,6 +1,6 @@
 // The public surface of agent-tool-capabilities.
 export { createLedger, openLedger } from './stream/ledger';
-export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Usage, Budget, AttenuationRequest, AttenuateOutcome, RevokeDelegationOutcome } from './stream/types';
+export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Usage, Budget, AttenuationRequest, AttenuateOutcome, RevokeDelegationOutcome, ResourceCall } from './stream/types';
 export { replay } from './verification/replay';
 export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, type VerifyOptions } from './verification/verify';
 export { verifyParallel, type VerifyParallelOptions } from './verification/verifyParallel';

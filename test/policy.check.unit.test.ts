@@ -28,7 +28,7 @@ describe('checkPolicy: each rule trips on the policy that breaks it and stays qu
 
   it('unknown_tool: a tool the upstream does not list, at its place in tools', () => {
     expect(found({ ...clean, tools: ['read_file', 'write_file', 'delete_all'], scopes: [], resources: {} })).toEqual(['unknown_tool /tools/2']);
-    expect(check({ ...clean, tools: ['read_file', 'write_file', 'delete_all'] })[0]?.message).toMatch(/"delete_all" is not a tool/);
+    expect(check({ ...clean, tools: ['read_file', 'write_file', 'delete_all'], scopes: [], resources: {} })[0]?.message).toMatch(/"delete_all" is not a tool/);
   });
 
   it('without a tool list the rules that need one are skipped', () => {

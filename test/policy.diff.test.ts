@@ -184,7 +184,7 @@ describe('atc policy diff re-decides a log under a candidate', () => {
   it('says where the candidate could not be issued (a tool the log did not have then), leaving its calls out (exit 1)', async () => {
     const log = tmp.file('l.sqlite');
     const { grantId } = await fixtureLog(log);
-    const { code, json } = await diff(log, { ...logged, tools: [...logged.tools, 'no_such_tool'] });
+    const { code, json } = await diff(log, { ...logged, tools: [...logged.tools, 'no_such_tool'], resources: { ...logged.resources, no_such_tool: [] } });
     expect(code).toBe(1);
     expect(json).toMatchObject({ ok: false, grants: [], calls: 0, changes: [], refused: [{ seq: 4, grantId, message: expect.stringMatching(/no_such_tool.*not registered/) }] });
   });

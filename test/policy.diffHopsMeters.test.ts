@@ -67,9 +67,9 @@ describe('atc policy diff: ctx.fetch hops', () => {
 
   it('lists a hop the candidate scopes would refuse, with its number', () => {
     expect(events.filter((e) => e.type === 'fetch.hop')).toHaveLength(2);
-    const same = diffPolicy(events, candidate({ tools: ['web'], scopes: [`http:/127.0.0.1:${port}/`], budget: { calls: 10, inputBytes: 1_000 } }));
+    const same = diffPolicy(events, candidate({ tools: ['web'], resources: { web: [] }, scopes: [`http:/127.0.0.1:${port}/`], budget: { calls: 10, inputBytes: 1_000 } }));
     expect(moves(same)).toEqual([]);
-    const narrower = diffPolicy(events, candidate({ tools: ['web'], scopes: [`http:/127.0.0.1:${port}/r`], budget: { calls: 10, inputBytes: 1_000 } }));
+    const narrower = diffPolicy(events, candidate({ tools: ['web'], resources: { web: [] }, scopes: [`http:/127.0.0.1:${port}/r`], budget: { calls: 10, inputBytes: 1_000 } }));
     expect(moves(narrower)).toEqual(['web hop 1 allowed → resource_not_permitted']);
     // What the call itself named at admission is not in the log: under narrower scopes it is open.
     expect(narrower.open.resources).toBe(1);

@@ -1,4 +1,4 @@
-import type { Amounts, GrantScope, MeterAmounts, RateLimit, ResourceTemplates } from './events';
+import type { Amounts, GrantScope, MeterAmounts, PrincipalRef, RateLimit, ResourceTemplates } from './events';
 import type { KeyedAdmission } from './idempotency';
 import type { JsonObject } from './json';
 import type { ArgumentCheck, ResourceCheck } from './reasons';
@@ -23,6 +23,7 @@ export interface IssueCommand {
   readonly scope: GrantScope;
   readonly resourceTemplates?: ResourceTemplates;
   readonly fsBase?: string;
+  readonly principal?: PrincipalRef;
 }
 export interface RevokeCommand {
   readonly type: 'revoke';

@@ -7,6 +7,7 @@ import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { ancestorRecords, chainAuthority } from './grantChain';
 import { chainHopDecision } from './fetchHop';
 import { grantScopeProblem, resourceTemplatesProblem } from './grantSpec';
+import { principalGrantProblem } from './principals';
 import { exhaustedMeter, settlementCharge } from './meters';
 import { chainRateWait } from './rateWindow';
 import { toolNamePattern } from './limits';
@@ -179,6 +180,8 @@ function decideIssue(state: LedgerState, command: IssueCommand): Decision {
   if (shardGet(state.tokens, command.tokenDigest) !== undefined) return refuse('duplicate_grant', 'token digest already issued');
   const problem = grantScopeProblem(state, command.scope) ?? resourceTemplatesProblem(command.scope, command.resourceTemplates, command.fsBase);
   if (problem !== undefined) return refuse('invalid_grant', problem);
+  const principalProblem = command.principal === undefined ? undefined : principalGrantProblem(state, command.principal, command.grantId, command.at);
+  if (principalProblem !== undefined) return refuse('invalid_grant', principalProblem);
   return emit({
     type: 'grant.issued',
     grantId: command.grantId,
@@ -186,6 +189,7 @@ function decideIssue(state: LedgerState, command: IssueCommand): Decision {
     scope: command.scope,
     ...(command.resourceTemplates !== undefined ? { resourceTemplates: command.resourceTemplates } : {}),
     ...(command.fsBase !== undefined ? { fsBase: command.fsBase } : {}),
+    ...(command.principal !== undefined ? { principal: { name: command.principal.name, policy: command.principal.policy, generation: command.principal.generation } } : {}),
   });
 }
 

@@ -76,6 +76,17 @@ export interface GrantIssuedPayload {
   readonly resourceTemplates?: ResourceTemplates;
   /** The directory relative `fs:` template paths resolve against (recorded with the templates). */
   readonly fsBase?: string;
+  /**
+   * Only on a principal's root grant (the gateway's OAuth principals): whose it is, for which
+   * policy, and which generation (the grant id is derived from the three; src/domain/principals.ts).
+   */
+  readonly principal?: PrincipalRef;
+}
+/** A principal's grant for a policy, generation 0 at its first session, one more per replacement. */
+export interface PrincipalRef {
+  readonly name: string;
+  readonly policy: string;
+  readonly generation: number;
 }
 /** Per tool, templates over argument names (`"fs:{path}"`, `"fs:{paths[]}"`). */
 export interface ResourceTemplates {

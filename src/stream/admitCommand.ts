@@ -13,7 +13,7 @@ import type { CheckedResources } from '../resources/toolContext';
 import { limits } from '../domain/limits';
 import type { ArgumentValidator } from '../tools/schemas';
 import type { ToolRegistry } from './toolRegistry';
-import type { ToolDefinition } from './types';
+import type { ResourceCall, ToolDefinition } from './types';
 
 /** An agent's call as the stream holds it: nothing the agent sent is kept in its raw form. */
 export interface AgentCall {
@@ -67,7 +67,7 @@ export function admitCommand(
         onRefused?.({ reason: argumentCheck, message: narrowing });
       }
       // A child's resource scopes are each covered by its parent's (checked at issue): its own decide.
-      else resourceCheck = checkNamedResources(attached.definition, call.args.value, authority.grant.scope.resources, onChecked);
+      else resourceCheck = checkNamedResources(attached.definition, call.args.value, resourceCallOf(authority.grant), authority.grant.scope.resources, onChecked);
       // Priced only when it can matter (every check before the budgets passed).
       if (resourceCheck === 'ok' && argumentCheck === 'ok' && attached.definition.cost !== undefined) {
         const priced = evaluateCost(attached.definition, call.args.value);
@@ -154,12 +154,17 @@ function agentFanOut(registry: ToolRegistry, grant: GrantRecord, tool: string): 
   return registry.narrowingFor(grant, tool)?.fanOut ?? 0;
 }
 
-function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, scopes: readonly string[], onChecked?: (checked: CheckedResources) => void): ResourceCheck {
+/** Which grant a call acts for, as `resources(args, call)` sees it (a child maps as its root does). */
+function resourceCallOf(grant: GrantRecord): ResourceCall {
+  return { grantId: grant.grantId, rootGrantId: grant.ancestors?.[0] ?? grant.grantId };
+}
+
+function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, call: ResourceCall, scopes: readonly string[], onChecked?: (checked: CheckedResources) => void): ResourceCheck {
   if (tool.resources === undefined) return 'ok';
   const resources = tool.resources;
   let named: unknown;
   try {
-    const collected = collectFsChecks(() => resources(args));
+    const collected = collectFsChecks(() => resources(args, call));
     named = collected.value;
     // A copy: the tool's array is host code's to change after the check.
     if (Array.isArray(named) && onChecked !== undefined) onChecked({ resources: Object.freeze(named.slice() as string[]), fsChecks: collected.checks });

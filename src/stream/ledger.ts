@@ -19,6 +19,8 @@ import { snapshotArguments, type ArgumentSnapshot } from '../tools/arguments';
 import { InvalidCommandError } from './invalidCommandError';
 import { LazyAbort } from './lazyAbort';
 import { CommandStream } from './commandStream';
+import { hostPrincipal, nextPrincipalRef } from './principalIssue';
+import { principalGrantId } from '../domain/principals';
 import { CallIds, newGrantId, newJournalOwner, newToken, presentedTokenDigest, tokenDigest } from './ids';
 import { memoryJournal, storeJournal, type PendingSettlement, type SettlementJournal } from '../stores/settlementJournal';
 import { isolateSubscriberErrors } from './subscriberIsolation';
@@ -213,8 +215,12 @@ class LedgerImpl implements Ledger {
     }
     const templates = options.resourceTemplates === undefined ? undefined : (hostJson(options.resourceTemplates, 'resourceTemplates') as unknown as ResourceTemplates);
     const token = newToken();
-    const grantId = newGrantId();
     const digest = tokenDigest(token);
+    // A principal's grant id is derived (src/domain/principals.ts); the decider refuses it if another
+    // writer took that generation meanwhile.
+    const principal = hostPrincipal(options.principal);
+    const ref = principal === undefined ? undefined : nextPrincipalRef(this.state(), principal);
+    const grantId = ref === undefined ? newGrantId() : principalGrantId(ref.name, ref.policy, ref.generation);
     await this.runHost((at) => {
       const scope = {
         tools: options.tools,
@@ -236,6 +242,7 @@ class LedgerImpl implements Ledger {
         scope: shared,
         ...(templates !== undefined ? { resourceTemplates: templates } : {}),
         ...(options.fsBase !== undefined ? { fsBase: options.fsBase } : {}),
+        ...(ref !== undefined ? { principal: ref } : {}),
       };
     });
     return { grantId, token };
@@ -257,9 +264,13 @@ class LedgerImpl implements Ledger {
   }
 
   visibleTools(token: string): readonly VisibleTool[] {
+    return this.visibleToolsOfDigest(() => presentedTokenDigest(token));
+  }
+
+  private visibleToolsOfDigest(digestOf: () => string | undefined): readonly VisibleTool[] {
     // Agent-facing: never throws (a failing shared store or clock shows nothing rather than too much).
     try {
-      const digest = presentedTokenDigest(token);
+      const digest = digestOf();
       if (digest === undefined) return [];
       this.catchUp();
       const at = this.clock();
@@ -358,11 +369,33 @@ class LedgerImpl implements Ledger {
 
   invoke<Result>(token: string, tool: string, args: unknown, options: KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>>;
   invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
-  async invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>> {
+  invoke<Result>(token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>> {
+    return this.invokeDigest<Result>(presentedTokenDigest(token), tool, args, options);
+  }
+
+  // Host side: the grant's own token digest stands in for the token (docs/api.md, "invokeAsGrant").
+  invokeAsGrant<Result>(grantId: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>> {
+    return this.invokeDigest<Result>(this.grantDigest(grantId), tool, args, options) as Promise<InvokeOutcome<Result>>;
+  }
+
+  visibleToolsOfGrant(grantId: string): readonly VisibleTool[] {
+    return this.visibleToolsOfDigest(() => this.grantDigest(grantId));
+  }
+
+  private grantDigest(grantId: unknown): string | undefined {
+    if (typeof grantId !== 'string') return undefined;
+    try {
+      this.catchUp();
+      return shardGet(this.current.grants, grantId)?.tokenDigest;
+    } catch {
+      return undefined; // a failing shared store: the call is then refused as unknown, never run
+    }
+  }
+
+  private async invokeDigest<Result>(digest: string | undefined, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>> {
     const ordinal = this.callIds.take();
     const callId = this.callIds.id(ordinal);
     if (this.closing) return rejected(callId, 'ledger_unavailable');
-    const digest = presentedTokenDigest(token);
     const toolName = typeof tool === 'string' && toolNamePattern.test(tool) ? tool : invalidToolName;
     const snapshot = snapshotArguments(args);
     const read = readInvokeOptions(options);

@@ -46,8 +46,12 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = u
   readonly name: string;
   /** JSON Schema for an object, as MCP declares tool inputs. Undeclared properties are refused. */
   readonly inputSchema: JsonObject;
-  /** Virtual resources the call touches, e.g. `notes:/drafts/a`. Checked in canonical form. */
-  readonly resources?: (args: Args) => readonly string[];
+  /**
+   * Virtual resources the call touches, e.g. `notes:/drafts/a`. Checked in canonical form. `call`
+   * names the grant the call acts for (and its root), for hosts whose mapping differs per grant
+   * (the gateway's recorded policy templates).
+   */
+  readonly resources?: (args: Args, call: ResourceCall) => readonly string[];
   /**
    * The most a call may use per named meter, e.g. `(args) => ({ usd_micros: 50_000 })`: reserved on
    * the grant and every ancestor that caps the meter before the tool runs (docs/budgets.md). A cost
@@ -56,6 +60,13 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject, Result = u
    */
   readonly cost?: (args: Args) => MeterAmounts;
   readonly run: (args: Args, ctx: ToolContext) => Result | Promise<Result>;
+}
+
+/** The grant a call acts for, as a tool's `resources(args, call)` sees it. */
+export interface ResourceCall {
+  readonly grantId: string;
+  /** The root of the grant's delegation chain (the grant itself for a root). */
+  readonly rootGrantId: string;
 }
 
 export interface Budget {
@@ -89,6 +100,12 @@ export interface IssueOptions {
    * ledger as `call.failed` with `timedOut: true` (docs/budgets.md). A positive safe integer; default: none.
    */
   readonly callTimeoutMs?: number;
+  /**
+   * Host side, for the gateway's OAuth principals: issue this principal's root grant for this policy
+   * (its next generation, with a derived id: docs/gateway.md). Refused (`InvalidCommandError`
+   * `invalid_grant`) while the principal still has an active grant for the policy.
+   */
+  readonly principal?: { readonly name: string; readonly policy: string };
 }
 
 export interface InvokeOptions {
@@ -236,6 +253,14 @@ export interface Ledger {
   revoke(grantId: string, options?: RevokeOptions): Promise<void>;
   invoke<Result = unknown>(token: string, tool: string, args: unknown, options: KeyedInvokeOptions): Promise<KeyedInvokeOutcome<Result>>;
   invoke<Result = unknown>(token: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
+  /**
+   * Host side (trusted), for a host that keeps grants by id rather than by token (the gateway acts
+   * for a principal's grant after a restart, when only the token's digest is left): `invoke` exactly
+   * as the grant's own token would, every rule in force. Never hand this to an agent.
+   */
+  invokeAsGrant<Result = unknown>(grantId: string, tool: string, args: unknown, options?: InvokeOptions): Promise<InvokeOutcome<Result>>;
+  /** Host side: `visibleTools` of the grant's own token, by grant id. Never throws. */
+  visibleToolsOfGrant(grantId: string): readonly VisibleTool[];
   /** Agent side: a child grant inside the token's own on every dimension. Never throws; a refusal is logged. */
   attenuate(token: string, request: AttenuationRequest): Promise<AttenuateOutcome>;
   /** Agent side: revoke a grant strictly below the token's own (and so its whole subtree). Never throws. */

@@ -26,6 +26,7 @@ export function commandFromEvent(event: LedgerEvent): Command {
           scope: event.scope,
           ...(event.resourceTemplates !== undefined ? { resourceTemplates: event.resourceTemplates } : {}),
           ...(event.fsBase !== undefined ? { fsBase: event.fsBase } : {}),
+          ...(event.principal !== undefined ? { principal: event.principal } : {}),
         };
       }
       // A child: re-decided as an attenuation asking for exactly the scope it got, so `decide` re-checks

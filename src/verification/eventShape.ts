@@ -58,6 +58,7 @@ const schema = {
       // A root issued with resource templates for shells (the MCP proxy's policy) records them.
       resourceTemplates: { type: 'object', additionalProperties: { type: 'array', items: str } },
       fsBase: str,
+      principal: { type: 'object', required: ['name', 'policy', 'generation'], additionalProperties: false, properties: { name: str, policy: str, generation: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } } },
     }, ['grantId', 'tokenDigest', 'scope'], { dependencies: { parentGrantId: ['parentLeft'], parentLeft: ['parentGrantId'] } }),
     shape('grant.revoked', { grantId: str, abortInFlight: { type: 'boolean' }, revokedBy: str }, ['grantId', 'abortInFlight']),
     shape('call.admitted', {

@@ -5,12 +5,13 @@ import type { Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
 import { runWithRelay } from './callRelay';
 import { printable } from './printable';
-import { refusedToolResult, rejectionResult, withCallId } from './callResults';
+import { toolCallResult, toolLabel } from './callOutcome';
+import { refusedToolResult } from './callResults';
 import { CallRouter, type RelaySession } from './relay/callRouter';
 import { relayDownstreamRequests, relayedServerCapabilities } from './relay/forwarding';
 import { relayUpstreamNotifications } from './relay/upstreamNotifications';
 import { relayUpstreamRequests } from './relay/upstreamRequests';
-import { UpstreamToolError, type UpstreamToolSet } from './upstreamTools';
+import type { UpstreamToolSet } from './upstreamTools';
 
 export interface ProxyServerOptions {
   readonly ledger: Ledger;
@@ -28,11 +29,6 @@ export interface ProxyServerOptions {
    * and updates `tools`). Without it the tool list stays as it was at start.
    */
   readonly onToolsChanged?: () => void;
-}
-
-/** A client's tool name fit for a log line: a name as MCP allows it, or the ledger's placeholder. */
-function toolLabel(name: unknown): string {
-  return typeof name === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : '(invalid-name)';
 }
 
 /**
@@ -73,24 +69,7 @@ export function createProxyServer(options: ProxyServerOptions): Server {
       leave();
       revocations.stop();
     });
-    const tool = toolLabel(name);
-    if (outcome.status === 'rejected') {
-      report(`${tool} rejected ${outcome.reason} (${outcome.callId})`);
-      return rejectionResult(outcome);
-    }
-    if (outcome.status === 'completed') {
-      report(`${tool} admitted, completed (${outcome.callId})`);
-      return withCallId(outcome.value, outcome.callId);
-    }
-    const error = outcome.error;
-    if (error instanceof UpstreamToolError) {
-      report(`${tool} admitted, failed: isError result (${outcome.callId})`);
-      return withCallId(error.result, outcome.callId);
-    }
-    const cancelled = extra.signal.aborted;
-    report(`${tool} admitted, failed: ${cancelled ? 'cancelled by the client' : error instanceof McpError ? `upstream error ${error.code}` : 'upstream call failed'} (${outcome.callId})`);
-    if (error instanceof McpError) throw new McpError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
-    throw new McpError(ErrorCode.InternalError, `the upstream call failed (${outcome.callId})`);
+    return toolCallResult(outcome, name, extra.signal.aborted, report);
   });
 
   relayDownstreamRequests(server, upstream);

@@ -2,8 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../domain/json';
 import { InvalidCommandError } from '../../stream/invalidCommandError';
-import type { Ledger } from '../../stream/types';
-import { currentRelay } from './callRelay';
+import type { Ledger, ResourceCall } from '../../stream/types';
+import { currentRelay, type CallRelay } from './callRelay';
 import type { ResourceMapping } from './resourceMapping';
 import { withoutAtcMeta } from './relay/sanitize';
 
@@ -35,6 +35,18 @@ export interface ForwardOptions {
   readonly timeoutMs?: number;
 }
 
+/** Maps a call's arguments to the resources it names (per grant: `call` is the grant it acts for). */
+export interface ResourceMapper {
+  resources(tool: string, args: JsonObject, call: ResourceCall): string[];
+}
+
+/** How a host registers upstream tools: under which name, and how each call reaches the upstream. */
+export interface ToolRoute {
+  /** The name the ledger registers (and clients see) for an upstream tool. */
+  readonly nameOf: (tool: Tool) => string;
+  readonly run: (tool: Tool, args: JsonObject, signal: AbortSignal) => Promise<CallToolResult>;
+}
+
 /**
  * Registers every upstream tool with the ledger, each `run` forwarding the call to the upstream
  * once (never re-sent), with the call's `ctx.signal` (so a cancellation or an aborting revocation
@@ -64,7 +76,7 @@ export async function attachUpstreamTool(ledger: Ledger, client: Client, tool: T
       name: tool.name,
       inputSchema: tool.inputSchema as JsonObject,
       resources: (args) => mapping.resources(tool.name, args),
-      run: (args, ctx) => forward(client, tool.name, args, ctx.signal, options),
+      run: (args, ctx) => forwardToolCall(client, tool.name, args, ctx.signal, options, currentRelay()),
     });
     return undefined;
   } catch (error) {
@@ -73,8 +85,38 @@ export async function attachUpstreamTool(ledger: Ledger, client: Client, tool: T
   }
 }
 
-async function forward(client: Client, name: string, args: JsonObject, signal: AbortSignal, options: ForwardOptions): Promise<CallToolResult> {
-  const relay = currentRelay();
+/**
+ * Registers upstream tools under the route's names (the gateway's `<upstream>__<tool>`). A name
+ * listed twice, or refused by the ledger (a changed schema, a bad name), is refused, with why.
+ */
+export async function registerRoutedTools(ledger: Ledger, tools: readonly Tool[], mapping: ResourceMapper, route: ToolRoute): Promise<UpstreamToolSet> {
+  const registered = new Map<string, Tool>();
+  const refused = new Map<string, string>();
+  for (const tool of tools) {
+    const name = route.nameOf(tool);
+    if (registered.has(name) || refused.has(name)) {
+      refused.set(name, 'the upstream lists this name twice');
+      registered.delete(name);
+      continue;
+    }
+    try {
+      await ledger.registerTool({
+        name,
+        inputSchema: tool.inputSchema as JsonObject,
+        resources: (args, call) => mapping.resources(name, args, call),
+        run: (args, ctx) => route.run(tool, args, ctx.signal),
+      });
+      registered.set(name, name === tool.name ? tool : { ...tool, name });
+    } catch (error) {
+      const changed = error instanceof InvalidCommandError && error.code === 'tool_conflict';
+      refused.set(name, changed ? `the upstream's inputSchema for ${name} changed since the log registered it (a changed tool needs a new name)` : (error as Error).message);
+    }
+  }
+  return { registered, refused };
+}
+
+/** Forwards one call upstream (never re-sent), progress relayed when the client asked for it. */
+export async function forwardToolCall(client: Client, name: string, args: JsonObject, signal: AbortSignal, options: ForwardOptions, relay: CallRelay | undefined): Promise<CallToolResult> {
   const progressToken = relay?.progressToken;
   // Relayed progress is sent before the result (the client drops progress that follows its response).
   let relayed: Promise<void> = Promise.resolve();
