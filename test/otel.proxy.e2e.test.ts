@@ -53,7 +53,7 @@ describe('atc proxy --otel', () => {
   it('continues the client traceparent: server span, the ledger execute_tool span with its event, and a client span whose context reaches the upstream', async () => {
     const { ledger, log } = await run();
     const spans = spansOf(receiver.bodies('/v1/traces')).filter((s) => s.traceId === traceId);
-    const server = spans.find((s) => s.name === 'tools/call echo');
+    const server = spans.find((s) => s.name === 'tools/call echo' && s.kind === 2);
     const executed = spans.find((s) => s.name === 'execute_tool echo');
     const upstream = spans.find((s) => s.kind === 3);
     expect(server).toMatchObject({ kind: 2, parentSpanId: clientSpanId, attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'gen_ai.operation.name': 'execute_tool' } });

@@ -31,6 +31,7 @@ export const proxySpec: CommandSpec = {
     { name: 'on-tool-error', value: 'consume|refund', description: 'whether a call the upstream fails keeps its budget (consume, default) or gives it back (refund)' },
     { name: 'upstream-timeout-ms', value: 'N', description: 'fail a call the upstream has not answered in N ms (the ledger settles it failed)' },
     { name: 'quiet', description: 'no line per decision on stderr (errors still go there)' },
+    { name: 'otel', description: 'export spans and metrics over OTLP/HTTP, configured by the standard OTEL_* variables (docs/observability.md)' },
   ],
 };
 
@@ -86,12 +87,17 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const { dispatchRequestsFirst } = await import('../../integrations/mcp/requestsFirst');
   const { boundStdioFrames } = await import('../../integrations/mcp/boundedFrames');
+  // Loaded only with --otel: no other run of the proxy loads OpenTelemetry.
+  const otel = parsed.flags.has('otel') ? await import('../../otel/cliTelemetry') : undefined;
+  const exporting = otel?.startOtlpExport('atc-proxy');
   let ledger;
   try {
     ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, onToolError });
   } catch (error) {
+    await exporting?.shutdown();
     return fail((error as Error).message);
   }
+  if (otel !== undefined) otel.instrumentLedger(ledger);
   let started;
   try {
     started = await startProxy({
@@ -101,9 +107,11 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
       version: packageVersion(),
       report,
       ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
+      ...(otel !== undefined ? { telemetry: otel.mcpTelemetry() } : {}),
     });
   } catch (error) {
     await ledger.close();
+    await exporting?.shutdown();
     // The message can carry the upstream's own text (a failed tools/list): escaped for the terminal.
     io.err(`atc proxy: ${printable((error as Error).message)}`);
     return 1;
@@ -130,6 +138,8 @@ export async function runProxy(args: readonly string[], io: SqliteCliIo = sqlite
   await started.server.close().catch(() => undefined);
   await started.upstream.close().catch(() => undefined);
   await ledger.close();
+  // What is still buffered is exported before the process exits.
+  await exporting?.shutdown();
   return 0;
 }
 

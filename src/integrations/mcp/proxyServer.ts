@@ -1,11 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RootsListChangedNotificationSchema, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RootsListChangedNotificationSchema, type CallToolRequest, type CallToolResult, type ServerCapabilities, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
 import { runWithRelay } from './callRelay';
 import { printable } from './printable';
 import { toolCallResult, toolLabel } from './callOutcome';
+import { noTelemetry, type McpTelemetry } from './telemetry';
 import { refusedToolResult } from './callResults';
 import { CallRouter, type RelaySession } from './relay/callRouter';
 import { relayDownstreamRequests, relayedServerCapabilities } from './relay/forwarding';
@@ -13,8 +15,12 @@ import { relayUpstreamNotifications } from './relay/upstreamNotifications';
 import { relayUpstreamRequests } from './relay/upstreamRequests';
 import type { UpstreamToolSet } from './upstreamTools';
 
+type CallToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 export interface ProxyServerOptions {
   readonly ledger: Ledger;
+  /** Spans for each tools/call, continuing the client's trace context (`--otel`); default none. */
+  readonly telemetry?: McpTelemetry;
   /** The agent's grant token: used for `invoke` and `tools/list`, never sent upstream. */
   readonly token: string;
   readonly upstream: Client;
@@ -55,7 +61,11 @@ export function createProxyServer(options: ProxyServerOptions): Server {
   const router = new CallRouter();
   const session: RelaySession = { id: 'client', clientCapabilities: () => server.getClientCapabilities() };
   const revocations = revocationWatch(ledger, options.revocationPollMs ?? 250);
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const telemetry = options.telemetry ?? noTelemetry;
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> =>
+    telemetry.serverRequest({ method: 'tools/call', target: request.params.name, meta: request.params._meta, requestId: extra.requestId, ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}) }, () => callTool(request, extra)),
+  );
+  async function callTool(request: CallToolRequest, extra: CallToolExtra): Promise<CallToolResult> {
     const name = request.params.name;
     const refusal = tools.refused.get(name);
     if (refusal !== undefined) {
@@ -70,7 +80,7 @@ export function createProxyServer(options: ProxyServerOptions): Server {
       revocations.stop();
     });
     return toolCallResult(outcome, name, extra.signal.aborted, report);
-  });
+  }
 
   relayDownstreamRequests(server, upstream);
   relayUpstreamRequests({ upstream, router, report });

@@ -12,6 +12,7 @@ import { ResourceMapping } from './resourceMapping';
 import { templateCoverageProblem } from './templateCoverage';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { toolListWatch } from './relay/toolList';
+import type { McpTelemetry } from './telemetry';
 import { relayedClientCapabilities } from './relay/upstreamRequests';
 import { connectUpstream, listUpstreamTools, type UpstreamTarget } from './upstream';
 import { registerUpstreamTools, type LiveToolSet, type UpstreamToolSet } from './upstreamTools';
@@ -26,6 +27,8 @@ export interface ProxyStartOptions {
   readonly report?: (line: string) => void;
   readonly upstreamTimeoutMs?: number;
   readonly clock?: () => number;
+  /** Spans for each call and its upstream request (`atc proxy --otel`); default none. */
+  readonly telemetry?: McpTelemetry;
 }
 
 export interface StartedProxy {
@@ -42,11 +45,11 @@ export class ProxyStartError extends Error {
 }
 
 /** Connects the upstream, lists its tools, and registers each with the ledger. */
-export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number, report?: (line: string) => void, capabilities: ClientCapabilities = {}): Promise<{ client: Client; tools: LiveToolSet }> {
+export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, version: string, mapping: ResourceMapping, timeoutMs?: number, report?: (line: string) => void, capabilities: ClientCapabilities = {}, telemetry?: McpTelemetry): Promise<{ client: Client; tools: LiveToolSet }> {
   const client = await connectUpstream(target, version, report, capabilities);
   try {
     const listed = await listUpstreamTools(client);
-    const tools = await registerUpstreamTools(ledger, client, listed, mapping, timeoutMs !== undefined ? { timeoutMs } : {});
+    const tools = await registerUpstreamTools(ledger, client, listed, mapping, { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(telemetry !== undefined ? { telemetry } : {}) });
     return { client, tools };
   } catch (error) {
     await client.close().catch(() => undefined);
@@ -61,7 +64,7 @@ export async function attachUpstream(ledger: Ledger, target: UpstreamTarget, ver
 export async function startProxy(options: ProxyStartOptions): Promise<StartedProxy> {
   const { ledger } = options;
   const mapping = new ResourceMapping();
-  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs, options.report, relayedClientCapabilities);
+  const { client, tools } = await attachUpstream(ledger, options.upstream, options.version, mapping, options.upstreamTimeoutMs, options.report, relayedClientCapabilities, options.telemetry);
   try {
     let token: string;
     let grantId: string;
@@ -90,7 +93,7 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
       upstream: client,
       tools,
       mapping,
-      ...(options.upstreamTimeoutMs !== undefined ? { forward: { timeoutMs: options.upstreamTimeoutMs } } : {}),
+      forward: { ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}), ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}) },
       changed: async (change) => {
         for (const name of change.hidden) report(`tool ${name} hidden and refused: ${tools.refused.get(name) ?? ''}`);
         report(`the upstream's tools changed: ${change.added.length} registered, ${change.hidden.length} hidden, ${change.restored.length} restored`);
@@ -98,7 +101,7 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
       },
       failed: (why) => report(`re-listing the upstream's tools failed: ${why}`),
     });
-    const server = createProxyServer({ ledger, token, upstream: client, tools, version: options.version, report, onToolsChanged: watch.notify });
+    const server = createProxyServer({ ledger, token, upstream: client, tools, version: options.version, report, onToolsChanged: watch.notify, ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}) });
     return { server, upstream: client, grantId, tools, ...(issuedToken !== undefined ? { issuedToken } : {}) };
   } catch (error) {
     await client.close().catch(() => undefined);

@@ -6,6 +6,7 @@ import type { Ledger, ResourceCall } from '../../stream/types';
 import { currentRelay, type CallRelay } from './callRelay';
 import type { ResourceMapping } from './resourceMapping';
 import { withoutAtcMeta } from './relay/sanitize';
+import type { McpTelemetry } from './telemetry';
 
 /** An upstream result with `isError: true`: the tool ran and reported a failure (settled `call.failed`). */
 export class UpstreamToolError extends Error {
@@ -33,6 +34,8 @@ export interface LiveToolSet extends UpstreamToolSet {
 export interface ForwardOptions {
   /** Per upstream request; the SDK's default is 60 s. Progress resets it. */
   readonly timeoutMs?: number;
+  /** A client span per upstream call, its trace context sent in the request's `_meta` (`--otel`). */
+  readonly telemetry?: McpTelemetry;
 }
 
 /** Maps a call's arguments to the resources it names (per grant: `call` is the grant it acts for). */
@@ -120,14 +123,16 @@ export async function forwardToolCall(client: Client, name: string, args: JsonOb
   const progressToken = relay?.progressToken;
   // Relayed progress is sent before the result (the client drops progress that follows its response).
   let relayed: Promise<void> = Promise.resolve();
-  const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
-    signal,
-    resetTimeoutOnProgress: true,
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    ...(relay !== undefined && progressToken !== undefined
-      ? { onprogress: (progress) => void (relayed = relayed.then(() => relay.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })).catch(() => undefined)) }
-      : {}),
-  });
+  const send = (meta: Readonly<Record<string, string>>): Promise<CallToolResult> =>
+    client.request({ method: 'tools/call', params: { name, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) } }, CallToolResultSchema, {
+      signal,
+      resetTimeoutOnProgress: true,
+      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      ...(relay !== undefined && progressToken !== undefined
+        ? { onprogress: (progress) => void (relayed = relayed.then(() => relay.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })).catch(() => undefined)) }
+        : {}),
+    });
+  const result = options.telemetry === undefined ? await send({}) : await options.telemetry.upstreamRequest({ method: 'tools/call', target: name }, send);
   await relayed;
   // An upstream may not write the ledger's own `_meta` keys (it could forge a decision).
   const clean = withoutAtcMeta(result);

@@ -1,0 +1,4 @@
+// What `--otel` loads, in one module: the SDK set-up, the ledger's instrumentation, MCP spans.
+export { startOtlpExport } from './otlpExport';
+export { instrumentLedger } from './instrumentLedger';
+export { mcpTelemetry } from './mcpTelemetry';
