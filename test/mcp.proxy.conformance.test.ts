@@ -16,12 +16,10 @@ const reference = referenceDir(root, undefined);
 const runnable = hasReference(reference) && existsSync(node22);
 
 /**
- * Reference-server tools the ledger refuses today, each with the unmerged work it waits for. Remove
- * an entry when that work lands (the test then proves the tool registers and is granted).
+ * Reference-server tools the ledger refuses, each with the unmerged work it waits for: none today
+ * (json_schema_2020_12_tool registers since 2020-12 became the default dialect).
  */
-const refusedPendingWork: { readonly [tool: string]: string } = {
-  json_schema_2020_12_tool: 'its inputSchema declares JSON Schema 2020-12 ($schema), which the ledger compiles once branch `schemas` is merged',
-};
+const refusedPendingWork: { readonly [tool: string]: string } = {};
 /** Scenarios expected to fail until unmerged work lands: none today (every active scenario passes). */
 const failingPendingWork: { readonly [scenario: string]: string } = {};
 
@@ -54,7 +52,7 @@ interface Summary {
 
   it('grants every reference tool the ledger registers, and the ledger refuses only the tools listed as waiting for unmerged work', () => {
     expect(summary.refusedTools.map((r) => r.tool).sort()).toEqual(Object.keys(refusedPendingWork).sort());
-    expect(summary.granted).toEqual(expect.arrayContaining(['test_simple_text', 'test_sampling', 'test_elicitation']));
+    expect(summary.granted).toEqual(expect.arrayContaining(['test_simple_text', 'test_sampling', 'test_elicitation', 'json_schema_2020_12_tool']));
   });
 });
 
