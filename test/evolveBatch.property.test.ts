@@ -8,19 +8,23 @@ import { shardGet } from '../src/domain/shardedMap';
 import { initialState, type LedgerState } from '../src/domain/state';
 import { evolveBatch } from '../src/domain/evolveBatch';
 import { TransientState } from '../src/domain/transientState';
+import { principalGrantId } from '../src/domain/principals';
 
 const T0 = 1_000_000;
 // Grant and call ids, including three call ids whose 18-bit hashes collide (one shared leaf), so
 // leaves holding several keys are grown, updated and pruned too.
 // g4-g7 are issued only as children (attenuate), of any grant: chains of several levels form.
-const grantIds = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7'];
+// The last three are a principal's root grants (generations 0-2), issued only by the 'principal' op.
+const grantIds = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', ...[0, 1, 2].map((g) => principalGrantId('alice', 'default', g))];
 const callIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'k1618', 'k18559', 'k22280'];
 
 type Op =
-  | { kind: 'issue'; grant: number; calls: number; meters?: number; rate?: { calls: number; windowMs: number } }
+  | { kind: 'issue'; grant: number; calls: number; meters?: number; rate?: { calls: number; windowMs: number }; timeoutMs?: number }
+  | { kind: 'principal'; generation: number; calls: number; timeoutMs?: number }
+  | { kind: 'timeout'; call: number; refund: boolean }
   | { kind: 'revoke'; grant: number }
   | { kind: 'admit'; grant: number; call: number; bytes: number; cost?: number; key?: { id: number; args: number; ttl: number } }
-  | { kind: 'settle'; call: number; completed: boolean; refund: boolean; report?: number }
+  | { kind: 'settle'; call: number; completed: boolean; refund: boolean; report?: number; cancelled?: boolean }
   | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean; meters?: number }
   | { kind: 'revokeDelegation'; by: number; grant: number }
   | { kind: 'hop'; call: number; allowed: boolean };
@@ -30,16 +34,23 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record(
-      { kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5), meters: fc.nat(50), rate: fc.record({ calls: fc.integer({ min: 1, max: 3 }), windowMs: fc.integer({ min: 1, max: 5 }) }) },
+      {
+        kind: fc.constant('issue' as const), grant: fc.nat(3), calls: fc.nat(5), meters: fc.nat(50), rate: fc.record({ calls: fc.integer({ min: 1, max: 3 }), windowMs: fc.integer({ min: 1, max: 5 }) }),
+        // Call timeouts: admissions carry a deadline, and 'timeout' ops settle calls past it (or are refused before).
+        timeoutMs: fc.integer({ min: 1, max: 6 }),
+      },
       { requiredKeys: ['kind', 'grant', 'calls'] },
     ),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), grant: fc.nat(3) }) },
+  // A principal's root grants (the gateway's): generations in any order, most refused (skips, an active one).
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('principal' as const), generation: fc.nat(2), calls: fc.nat(5), timeoutMs: fc.integer({ min: 1, max: 6 }) }, { requiredKeys: ['kind', 'generation', 'calls'] }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('timeout' as const), call: fc.nat(callIds.length - 1), refund: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), grant: fc.oneof(fc.nat(3), fc.integer({ min: 8, max: 10 })) }) },
   {
     weight: 5,
     arbitrary: fc.record(
       {
-        kind: fc.constant('admit' as const), grant: fc.nat(8), call: fc.nat(callIds.length - 1), bytes: fc.nat(40), cost: fc.nat(30),
+        kind: fc.constant('admit' as const), grant: fc.nat(grantIds.length), call: fc.nat(callIds.length - 1), bytes: fc.nat(40), cost: fc.nat(30),
         // Idempotency keys (issue 12): few keys and argument digests, so retries replay and conflict,
         // short lives so bindings expire and are evicted, at most 2 live keys per tree.
         key: fc.record({ id: fc.nat(4), args: fc.nat(1), ttl: fc.integer({ min: 1, max: 40 }) }),
@@ -57,7 +68,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revokeDelegation' as const), by: fc.nat(8), grant: fc.nat(8) }) },
   {
     weight: 4,
-    arbitrary: fc.record({ kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean(), report: fc.nat(40) }, { requiredKeys: ['kind', 'call', 'completed', 'refund'] }),
+    arbitrary: fc.record(
+      { kind: fc.constant('settle' as const), call: fc.nat(callIds.length - 1), completed: fc.boolean(), refund: fc.boolean(), report: fc.nat(40), cancelled: fc.boolean() },
+      { requiredKeys: ['kind', 'call', 'completed', 'refund'] },
+    ),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hop' as const), call: fc.nat(callIds.length - 1), allowed: fc.boolean() }) },
 );
@@ -77,8 +91,20 @@ function command(op: Op, at: number, n: number): Command {
           notBefore: T0,
           expiresAt: T0 + 1e9,
           budget: { calls: op.calls, inputBytes: 100, ...(op.meters !== undefined ? { meters: { usd: op.meters } } : {}), ...(op.rate !== undefined ? { rate: op.rate } : {}) },
+          ...(op.timeoutMs !== undefined ? { callTimeoutMs: op.timeoutMs } : {}),
         },
       };
+    case 'principal':
+      return {
+        type: 'issue',
+        at,
+        grantId: grantIds[8 + op.generation] as string,
+        tokenDigest: String(8 + op.generation).padStart(64, 'a'),
+        scope: { tools: ['t'], args: {}, resources: [], notBefore: T0, expiresAt: T0 + 1e9, budget: { calls: op.calls, inputBytes: 100 }, ...(op.timeoutMs !== undefined ? { callTimeoutMs: op.timeoutMs } : {}) },
+        principal: { name: 'alice', policy: 'default', generation: op.generation },
+      };
+    case 'timeout':
+      return { type: 'timeout', at, callId: callIds[op.call] as string, refund: op.refund };
     case 'revoke':
       return { type: 'revoke', at, grantId: grantIds[op.grant] as string, abortInFlight: false };
     case 'admit':
@@ -98,7 +124,10 @@ function command(op: Op, at: number, n: number): Command {
           : {}),
       };
     case 'settle':
-      return { type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund, ...(op.report !== undefined ? { report: { usd: op.report } } : {}) };
+      return {
+        type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund,
+        ...(op.report !== undefined ? { report: { usd: op.report } } : {}), ...(op.cancelled !== undefined ? { cancelled: op.cancelled } : {}),
+      };
     case 'attenuate':
       // A child's calls may be more than its parent has left (refused as widening); some requests are malformed.
       return {
@@ -188,6 +217,23 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
       { numRuns: 1_000 },
     );
     expect([...seen].sort()).toEqual(['call.replayed', 'idempotency_conflict', 'idempotency_keys_exhausted', 'keyed admission']);
+  });
+
+  it('covers call timeouts (deadlines and timed-out settlements), cancellations and principal grants', () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => {
+        for (const e of logOf(ops)) {
+          if (e.type === 'call.admitted' && e.deadline !== undefined) seen.add('deadline');
+          if (e.type === 'call.failed' && e.timedOut === true) seen.add('timed out');
+          if (e.type === 'call.failed' && e.cancelled === true) seen.add('cancelled');
+          if (e.type === 'call.admitted' && e.deadline !== undefined && e.idempotency !== undefined) seen.add('keyed timed admission');
+          if (e.type === 'grant.issued' && e.principal !== undefined) seen.add(e.principal.generation === 0 ? 'principal grant' : 'principal replacement');
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+    expect([...seen].sort()).toEqual(['cancelled', 'deadline', 'keyed timed admission', 'principal grant', 'principal replacement', 'timed out']);
   });
 
   it('deep-equals the fold of evolve one event at a time, leaves its input untouched and returns a frozen state', () => {

@@ -3,26 +3,12 @@ import { bindingsDepth, failedBinding, isByGrant, keyBinding, queueChunk, queueE
 import { withKeyQueue } from './records';
 import { shardGet, shardValues, shardWith, shardWithout, type ShardedMap } from './shardedMap';
 import type { GrantRecord } from './state';
+import type { MapWrites } from './stateWrites';
 
 /** The containers a key step changes (state.ts): the bindings, and the grants (a root keeps its tree's queue). */
 export interface KeyMaps {
   grants: ShardedMap<GrantRecord>;
   idempotencyBindings: ShardedMap<DigestBindings>;
-}
-
-/**
- * How a fold writes: `evolve` copies (shardWith/shardWithout, a frozen copy of an array), `TransientState`
- * edits the nodes and arrays it made itself in place and freezes them when it commits.
- */
-export interface MapWrites {
-  put<V>(map: ShardedMap<V>, key: string, value: V, depth?: number): ShardedMap<V>;
-  remove<V>(map: ShardedMap<V>, key: string, depth?: number): ShardedMap<V>;
-  /** An array this step may change: `array` itself if the fold made it (transient), else a copy. */
-  writable<T>(array: readonly T[]): T[];
-  /** A new array, for this step to fill. */
-  fresh<T>(): T[];
-  /** The step is done changing `array`: frozen now (`evolve`) or when the batch commits (transient). */
-  done<T>(array: T[]): readonly T[];
 }
 
 const emptyQueue: KeyQueue = Object.freeze({ first: 0, next: 0, chunks: Object.freeze([]), tail: Object.freeze([]) });
