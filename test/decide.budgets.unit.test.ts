@@ -1,6 +1,7 @@
 import type { Command } from '../src/domain/commands';
 import type { EventPayload } from '../src/domain/events';
-import { bindingAt, keyStatus, type KeyBinding, type KeyedAdmission } from '../src/domain/idempotency';
+import { bindingAt, keyStatus, type KeyedAdmission } from '../src/domain/idempotency';
+import type { KeyBinding } from '../src/domain/state';
 import { admissionTimes } from '../src/domain/rateWindow';
 import { shardGet } from '../src/domain/shardedMap';
 import { admit, given, issueCommand, payloads, registerNotes, T0 } from './support/given';

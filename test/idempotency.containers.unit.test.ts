@@ -1,7 +1,7 @@
 import type { Command } from '../src/domain/commands';
-import { bindingsDepth, isByGrant, keyContainersCurrent, type DigestBindings, type KeyBinding, type KeyQueue } from '../src/domain/idempotency';
+import { bindingsDepth, isByGrant, keyContainersCurrent } from '../src/domain/idempotency';
 import { shardGet, shardWith } from '../src/domain/shardedMap';
-import type { GrantRecord, LedgerState } from '../src/domain/state';
+import type { DigestBindings, GrantRecord, KeyBinding, KeyQueue, LedgerState } from '../src/domain/state';
 import { given, T0 } from './support/given';
 
 // keyContainersCurrent: whether a snapshot's key containers have today's shape (every binding names

@@ -1,7 +1,7 @@
 import type { Command } from '../src/domain/commands';
-import { bindingsDepth, isByGrant, type DigestBindings } from '../src/domain/idempotency';
+import { bindingsDepth, isByGrant } from '../src/domain/idempotency';
 import { shardGet } from '../src/domain/shardedMap';
-import type { LedgerState } from '../src/domain/state';
+import type { DigestBindings, LedgerState } from '../src/domain/state';
 import { given, T0 } from './support/given';
 
 // One key digest bound on several grants is kept as a map by grant with its count; as evictions

@@ -1,5 +1,6 @@
 import type { RateLimit } from '../src/domain/events';
-import { admissionsInWindow, admissionTimes, chainRateWait, noAdmissionTimes, rateWait, withAdmissionTime, type AdmissionTimes } from '../src/domain/rateWindow';
+import { admissionsInWindow, admissionTimes, chainRateWait, noAdmissionTimes, rateWait, withAdmissionTime } from '../src/domain/rateWindow';
+import type { AdmissionTimes } from '../src/domain/state';
 import { grantRecord } from './support/grantRecord';
 
 // Sliding rate windows, one rule per test, on times built here.

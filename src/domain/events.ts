@@ -1,7 +1,6 @@
 import type { JsonObject } from './json';
 import type { AttenuationRejectReason, RevocationRejectReason } from './delegationReasons';
 import type { HopRefusalReason } from './fetchHop';
-import type { IdempotencyRequest } from './idempotency';
 import type { RejectReason } from './reasons';
 
 /** Budget amounts: calls and canonical-JSON input bytes. */
@@ -119,6 +118,16 @@ export interface CallAdmittedPayload {
   /** Only on a call made with an idempotency key: the binding it makes (digests and expiry, never the key). */
   readonly idempotency?: IdempotencyRequest;
 }
+/** What an agent's keyed call brings to the decider: digests only. */
+export interface IdempotencyRequest {
+  /** SHA-256 (hex) of the key. */
+  readonly keyDigest: string;
+  /** SHA-256 (hex) over the key, the tool and the canonical arguments (idempotencyDigests). */
+  readonly argsDigest: string;
+  /** Log time the binding would live until (exclusive): the admission's `at` + the ledger's `idempotencyTtlMs`. */
+  readonly expiresAt: number;
+}
+
 /** Digests of a keyed call's key and of its tool and arguments (what a binding is matched on). */
 export interface IdempotencyDigests {
   readonly keyDigest: string;

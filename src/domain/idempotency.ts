@@ -1,5 +1,6 @@
-import { shardGet, shardValues, type ShardedMap } from './shardedMap';
-import type { LedgerState } from './state';
+import type { IdempotencyRequest } from './events';
+import { shardGet, shardValues } from './shardedMap';
+import type { DigestBindings, KeyBinding, KeyBindingsByGrant, KeyQueue, LedgerState } from './state';
 
 /**
  * Idempotency keys (docs/budgets.md, "Idempotent retries"). Only an admission binds a key: per
@@ -8,53 +9,12 @@ import type { LedgerState } from './state';
  * shared by `decide` and both folds (idempotencyFold.ts).
  */
 
-/** What an agent's keyed call brings to the decider: digests only. */
-export interface IdempotencyRequest {
-  /** SHA-256 (hex) of the key. */
-  readonly keyDigest: string;
-  /** SHA-256 (hex) over the key, the tool and the canonical arguments (idempotencyDigests). */
-  readonly argsDigest: string;
-  /** Log time the binding would live until (exclusive): the admission's `at` + the ledger's `idempotencyTtlMs`. */
-  readonly expiresAt: number;
-}
-
 export type KeyStatus = 'in_flight' | 'completed' | 'failed' | 'timed_out';
 
 /** What the shell adds for the decider: the host's bound on live keys per delegation tree (`idempotencyKeysPerTreeMax`). */
 export interface KeyedAdmission extends IdempotencyRequest {
   readonly keysMax: number;
 }
-
-/**
- * A live (or expired, not yet evicted) binding of one key on one grant. Its call's status is derived
- * (`keyStatus`): `in_flight` while the call is in `inFlight`, then `completed` unless a failure
- * recorded `status`. So the common settlement, a completion, writes nothing here: a keyed call
- * costs one binding write (at admission) instead of two.
- */
-export interface KeyBinding {
-  /** The key digest it is bound under: the binding is also its tree's queue entry (KeyQueue). */
-  readonly keyDigest: string;
-  readonly grantId: string;
-  readonly callId: string;
-  readonly tool: string;
-  readonly argsDigest: string;
-  readonly expiresAt: number;
-  /** Only once its call failed or timed out. */
-  readonly status?: 'failed' | 'timed_out';
-}
-
-/**
- * The bindings of one key digest by several grants (one key used on several grants: rare), by grant
- * id, with how many there are (back to a lone binding at one). A map, not a list: an agent can bind
- * one key on each of thousands of child grants, and each write must stay O(1).
- */
-export interface KeyBindingsByGrant {
-  readonly byGrant: ShardedMap<KeyBinding>;
-  readonly count: number;
-}
-
-/** What `idempotencyBindings` holds under a key digest. */
-export type DigestBindings = KeyBinding | KeyBindingsByGrant;
 
 export function isByGrant(value: DigestBindings): value is KeyBindingsByGrant {
   return (value as Partial<KeyBindingsByGrant>).byGrant !== undefined;
@@ -73,27 +33,6 @@ export const bindingsDepth = 2;
 
 /** Entries per chunk of a tree's key queue. */
 export const queueChunk = 32;
-
-/**
- * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
- * each the binding that admission made (its `keyDigest`, `grantId`, `callId` and `expiresAt` say
- * which: a later binding of the same key on the same grant replaces it in `idempotencyBindings`,
- * and a failure records its status there on a copy, so an entry is only compared by `callId`). The
- * entry is the binding object itself, one slot, not its four fields copied: an admission copies the
- * tail (on average 16 slots rather than 64) and pushes one. Kept on the root's grant record
- * (`keyQueue`), which every admission in the tree rewrites anyway (its usage), so the queue costs no
- * trie path of its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk being
- * filled (`tail`): an admission copies the tail and, once per chunk, the chunk list, and eviction
- * only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is chunk
- * `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
- * `idempotencyKeysPerTreeMax`; expired entries are evicted from the front when the tree binds a new key.
- */
-export interface KeyQueue {
-  readonly first: number;
-  readonly next: number;
-  readonly chunks: readonly (readonly KeyBinding[])[];
-  readonly tail: readonly KeyBinding[];
-}
 
 /** The grant's binding of this key digest, live or not. */
 export function bindingAt(state: LedgerState, grantId: string, keyDigest: string): KeyBinding | undefined {

@@ -1,8 +1,8 @@
 import type { EventOf } from './events';
-import { bindingsDepth, failedBinding, isByGrant, keyBinding, queueChunk, queueEntry, type DigestBindings, type KeyBinding, type KeyQueue } from './idempotency';
+import { bindingsDepth, failedBinding, isByGrant, keyBinding, queueChunk, queueEntry } from './idempotency';
 import { withKeyQueue } from './records';
 import { shardGet, shardValues, shardWith, shardWithout, type ShardedMap } from './shardedMap';
-import type { GrantRecord } from './state';
+import type { DigestBindings, GrantRecord, KeyBinding, KeyQueue } from './state';
 import type { MapWrites } from './stateWrites';
 
 /** The containers a key step changes (state.ts): the bindings, and the grants (a root keeps its tree's queue). */

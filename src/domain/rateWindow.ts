@@ -1,4 +1,4 @@
-import type { GrantRecord } from './state';
+import type { AdmissionTimes, GrantRecord } from './state';
 import type { RateLimit } from './events';
 
 // Sliding rate windows over admissions. A grant with `budget.rate` keeps the times of its last
@@ -8,13 +8,6 @@ import type { RateLimit } from './events';
 // Kept as frozen chunks of at most `chunkTimesMax` times, so an admission copies the list of chunks
 // and one chunk rather than all `calls` times: a flat frozen array of 256 times cost ≈ 28 µs per
 // admission to copy (V8 slices a frozen array on its slow path) and ≈ 3.7 µs by hand, mostly freezing.
-
-/** The kept times: `chunks` concatenated, without the first `skip` times of the first chunk; `count` of them. */
-export interface AdmissionTimes {
-  readonly chunks: readonly (readonly number[])[];
-  readonly skip: number;
-  readonly count: number;
-}
 
 const chunkTimesMax = 32;
 

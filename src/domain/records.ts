@@ -1,9 +1,8 @@
 import { freeze, produce } from 'immer';
 import type { EventOf, MeterAmounts } from './events';
 import { metersAfter } from './meters';
-import { noAdmissionTimes, withAdmissionTime, type AdmissionTimes } from './rateWindow';
-import type { KeyQueue } from './idempotency';
-import type { GrantRecord, InFlightCall, ToolRecord } from './state';
+import { noAdmissionTimes, withAdmissionTime } from './rateWindow';
+import type { AdmissionTimes, GrantRecord, InFlightCall, KeyQueue, ToolRecord } from './state';
 
 // The records events create or change, shared by `evolve` (one event) and `TransientState` (a
 // batch), so both folds build the very same values.

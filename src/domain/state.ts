@@ -1,9 +1,69 @@
 import type { Amounts, GrantScope, MeterAmounts, Reservation } from './events';
-import type { AdmissionTimes } from './rateWindow';
 import type { JsonObject } from './json';
-import type { DigestBindings, KeyQueue } from './idempotency';
 import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
+
+// The state's data types live here with the state (the modules that compute on them import them,
+// never the reverse), so src/domain has no import cycle (test/domainImports.unit.test.ts).
+
+/** A grant's kept rate-window admission times (rateWindow.ts): `chunks` concatenated, without the first `skip` times of the first chunk; `count` of them. */
+export interface AdmissionTimes {
+  readonly chunks: readonly (readonly number[])[];
+  readonly skip: number;
+  readonly count: number;
+}
+
+/**
+ * A live (or expired, not yet evicted) binding of one key on one grant. Its call's status is derived
+ * (`keyStatus`): `in_flight` while the call is in `inFlight`, then `completed` unless a failure
+ * recorded `status`. So the common settlement, a completion, writes nothing here: a keyed call
+ * costs one binding write (at admission) instead of two.
+ */
+export interface KeyBinding {
+  /** The key digest it is bound under: the binding is also its tree's queue entry (KeyQueue). */
+  readonly keyDigest: string;
+  readonly grantId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly argsDigest: string;
+  readonly expiresAt: number;
+  /** Only once its call failed or timed out. */
+  readonly status?: 'failed' | 'timed_out';
+}
+
+/**
+ * The bindings of one key digest by several grants (one key used on several grants: rare), by grant
+ * id, with how many there are (back to a lone binding at one). A map, not a list: an agent can bind
+ * one key on each of thousands of child grants, and each write must stay O(1).
+ */
+export interface KeyBindingsByGrant {
+  readonly byGrant: ShardedMap<KeyBinding>;
+  readonly count: number;
+}
+
+/** What `idempotencyBindings` holds under a key digest. */
+export type DigestBindings = KeyBinding | KeyBindingsByGrant;
+
+/**
+ * The order keys were bound in one delegation tree (per root grant): positions `first … next − 1`,
+ * each the binding that admission made (its `keyDigest`, `grantId`, `callId` and `expiresAt` say
+ * which: a later binding of the same key on the same grant replaces it in `idempotencyBindings`,
+ * and a failure records its status there on a copy, so an entry is only compared by `callId`). The
+ * entry is the binding object itself, one slot, not its four fields copied: an admission copies the
+ * tail (on average 16 slots rather than 64) and pushes one. Kept on the root's grant record
+ * (`keyQueue`), which every admission in the tree rewrites anyway (its usage), so the queue costs no
+ * trie path of its own. Kept as full frozen chunks of `queueChunk` entries plus the chunk being
+ * filled (`tail`): an admission copies the tail and, once per chunk, the chunk list, and eviction
+ * only moves `first`. Position `p` is in chunk `⌊p / queueChunk⌋`; `chunks[0]` is chunk
+ * `⌊first / queueChunk⌋`, the tail follows the last full chunk. Bounded by the ledger's
+ * `idempotencyKeysPerTreeMax`; expired entries are evicted from the front when the tree binds a new key.
+ */
+export interface KeyQueue {
+  readonly first: number;
+  readonly next: number;
+  readonly chunks: readonly (readonly KeyBinding[])[];
+  readonly tail: readonly KeyBinding[];
+}
 
 export interface ToolRecord {
   readonly name: string;
@@ -43,7 +103,7 @@ export interface GrantRecord {
   readonly admissions?: AdmissionTimes;
   /**
    * Only on a root whose tree has bound idempotency keys: the order they were bound in, for eviction
-   * and the bound (idempotency.ts, KeyQueue).
+   * and the bound (KeyQueue).
    */
   readonly keyQueue?: KeyQueue;
 }
