@@ -1,7 +1,7 @@
 import { canonicalJson } from './canonicalJson';
 import type { AdmitCommand, Command, HopCommand, IssueCommand, RegisterToolCommand, RevokeCommand, SettleCommand, TimeoutCommand } from './commands';
 import type { CallAdmittedPayload, CallRejectedPayload, MeterAmounts, Reservation } from './events';
-import { canBindKey, liveBinding } from './idempotency';
+import { canBindKey, liveBinding, type KeyedAdmission } from './idempotency';
 import { emit, none, refuse, type Decision } from './decision';
 import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { ancestorRecords, chainAuthority } from './grantChain';
@@ -48,50 +48,66 @@ function budgetReason(grant: GrantRecord, ancestors: readonly GrantRecord[], inp
   return undefined;
 }
 
-interface Verdict {
-  readonly reason: RejectReason | undefined;
-  readonly grant?: GrantRecord;
-  /** On `meter_budget_exhausted`. */
-  readonly meter?: string;
-  /** On `rate_limited`. */
-  readonly retryAfterMs?: number;
-  /** On an admission: the chain's records (for its deadline). */
-  readonly ancestors?: readonly GrantRecord[];
-  /** A retry of a call this grant admitted with the same idempotency key, tool and arguments: its callId. */
-  readonly replayOf?: string;
-}
+/** What `decide` makes of an admission: admitted, a replay of a keyed call, or rejected (with what the rejection reports). */
+type Verdict =
+  | {
+      readonly kind: 'admit';
+      readonly grant: GrantRecord;
+      /** The chain's records (for its deadline). */
+      readonly ancestors: readonly GrantRecord[];
+      readonly inputBytes: number;
+    }
+  | {
+      /** A retry of a call this grant admitted with the same idempotency key, tool and arguments. */
+      readonly kind: 'replay';
+      readonly grant: GrantRecord;
+      readonly replayOf: string;
+      readonly key: KeyedAdmission;
+    }
+  | {
+      readonly kind: 'reject';
+      readonly reason: RejectReason;
+      /** Absent when the token matched no grant. */
+      readonly grant?: GrantRecord;
+      /** On `meter_budget_exhausted`. */
+      readonly meter?: string;
+      /** On `rate_limited`. */
+      readonly retryAfterMs?: number;
+    };
 
-function admissionReason(state: LedgerState, command: AdmitCommand): Verdict {
+const rejection = (reason: RejectReason, grant: GrantRecord | undefined): Verdict => (grant === undefined ? { kind: 'reject', reason } : { kind: 'reject', reason, grant });
+
+function admissionVerdict(state: LedgerState, command: AdmitCommand): Verdict {
   const authority = checkAuthority(state, command.grantId, command.tool, command.at);
-  if (!authority.ok) return { reason: authority.reason, ...(authority.grant ? { grant: authority.grant } : {}) };
+  if (!authority.ok) return rejection(authority.reason, authority.grant);
   const grant = authority.grant;
-  if (command.argumentCheck !== 'ok' || command.inputBytes === undefined) {
-    return { reason: command.argumentCheck === 'ok' ? 'invalid_arguments' : command.argumentCheck, grant };
-  }
-  if (command.resourceCheck !== 'ok') return { reason: command.resourceCheck, grant };
+  if (command.argumentCheck !== 'ok') return rejection(command.argumentCheck, grant);
+  // Arguments that are not plain JSON have no canonical size: the shell reports them so (decide is public, so told again here).
+  if (command.inputBytes === undefined) return rejection('invalid_arguments', grant);
+  if (command.resourceCheck !== 'ok') return rejection(command.resourceCheck, grant);
   const key = command.idempotency;
   if (key !== undefined) {
     // Before any budget check: a retry reserves nothing, so a spent budget does not refuse it.
     const binding = liveBinding(state, grant.grantId, key.keyDigest, command.at);
     if (binding !== undefined) {
-      if (binding.argsDigest !== key.argsDigest || binding.tool !== command.tool) return { reason: 'idempotency_conflict', grant };
-      return { reason: undefined, grant, replayOf: binding.callId };
+      if (binding.argsDigest !== key.argsDigest || binding.tool !== command.tool) return rejection('idempotency_conflict', grant);
+      return { kind: 'replay', grant, replayOf: binding.callId, key };
     }
   }
   const budget = budgetReason(grant, authority.ancestors, command.inputBytes);
-  if (budget !== undefined) return { reason: budget, grant };
+  if (budget !== undefined) return rejection(budget, grant);
   // Meters, then rate windows: a budget refusal is permanent, a rate refusal passes with time.
   if (command.cost !== undefined) {
     const meter = exhaustedMeter(grant, authority.ancestors, command.cost);
-    if (meter !== undefined) return { reason: 'meter_budget_exhausted', grant, meter };
+    if (meter !== undefined) return { kind: 'reject', reason: 'meter_budget_exhausted', grant, meter };
   }
   if (grant.admissions !== undefined || grant.ancestors !== undefined) {
     const wait = chainRateWait(grant, authority.ancestors, command.at);
-    if (wait > 0) return { reason: 'rate_limited', grant, retryAfterMs: wait };
+    if (wait > 0) return { kind: 'reject', reason: 'rate_limited', grant, retryAfterMs: wait };
   }
   // Last: fail closed rather than forget an unexpired key (its retry would run twice).
-  if (key !== undefined && !canBindKey((authority.ancestors[0] ?? grant).keyQueue, command.at, key.keysMax)) return { reason: 'idempotency_keys_exhausted', grant };
-  return { reason: undefined, grant, ancestors: authority.ancestors };
+  if (key !== undefined && !canBindKey((authority.ancestors[0] ?? grant).keyQueue, command.at, key.keysMax)) return rejection('idempotency_keys_exhausted', grant);
+  return { kind: 'admit', grant, ancestors: authority.ancestors, inputBytes: command.inputBytes };
 }
 
 /**
@@ -110,44 +126,54 @@ function chainTimeout(grant: GrantRecord, ancestors: readonly GrantRecord[] | un
 }
 
 function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
-  const verdict = admissionReason(state, command);
-  const { reason, grant } = verdict;
+  const verdict = admissionVerdict(state, command);
+  switch (verdict.kind) {
+    case 'replay': {
+      const { grant, key } = verdict;
+      return emit({ type: 'call.replayed', callId: command.callId, grantId: grant.grantId, tool: command.tool, replayOf: verdict.replayOf, idempotency: { keyDigest: key.keyDigest, argsDigest: key.argsDigest } });
+    }
+    case 'admit':
+      return emit(admitted(command, verdict.grant, verdict.ancestors, verdict.inputBytes));
+    case 'reject':
+      return emit(rejected(command, verdict));
+  }
+}
+
+function admitted(command: AdmitCommand, grant: GrantRecord, ancestors: readonly GrantRecord[], inputBytes: number): CallAdmittedPayload {
   const cost: MeterAmounts | undefined = command.cost;
   const key = command.idempotency;
-  if (reason === undefined && grant !== undefined && verdict.replayOf !== undefined && key !== undefined) {
-    return emit({ type: 'call.replayed', callId: command.callId, grantId: grant.grantId, tool: command.tool, replayOf: verdict.replayOf, idempotency: { keyDigest: key.keyDigest, argsDigest: key.argsDigest } });
+  const reserved: Reservation = cost === undefined ? { calls: 1, inputBytes } : { calls: 1, inputBytes, meters: cost };
+  const timeout = chainTimeout(grant, ancestors);
+  if (key !== undefined) {
+    // A keyed admission binds its key: built field by field (the rarer shape).
+    const keyed: { -readonly [K in keyof CallAdmittedPayload]: CallAdmittedPayload[K] } = { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved };
+    if (grant.ancestors !== undefined) keyed.ancestors = grant.ancestors;
+    if (timeout !== undefined) keyed.deadline = command.at + timeout;
+    keyed.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: key.expiresAt };
+    return keyed;
   }
-  if (reason === undefined && grant !== undefined && command.inputBytes !== undefined) {
-    const reserved: Reservation = cost === undefined ? { calls: 1, inputBytes: command.inputBytes } : { calls: 1, inputBytes: command.inputBytes, meters: cost };
-    const timeout = chainTimeout(grant, verdict.ancestors);
-    if (key !== undefined) {
-      // A keyed admission binds its key: built field by field (the rarer shape).
-      const admitted: { -readonly [K in keyof CallAdmittedPayload]: CallAdmittedPayload[K] } = { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved };
-      if (grant.ancestors !== undefined) admitted.ancestors = grant.ancestors;
-      if (timeout !== undefined) admitted.deadline = command.at + timeout;
-      admitted.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: key.expiresAt };
-      return emit(admitted);
-    }
-    if (timeout !== undefined) {
-      const deadline = command.at + timeout;
-      if (grant.ancestors !== undefined) {
-        return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors, deadline });
-      }
-      return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, deadline });
-    }
-    // A child's call names its ancestors (root first): the event says which grants it is reserved on.
-    // A record has `ancestors` only on a child, and then never empty (records.ts, grantRecord).
-    if (grant.ancestors !== undefined) {
-      return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors });
-    }
-    return emit({ type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved });
+  // Literal objects of one shape each (the common ones), so the event's hidden class stays fixed.
+  if (timeout !== undefined) {
+    const deadline = command.at + timeout;
+    if (grant.ancestors !== undefined) return { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors, deadline };
+    return { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, deadline };
   }
-  const rejected: CallRejectedPayload = {
+  // A child's call names its ancestors (root first): the event says which grants it is reserved on.
+  // A record has `ancestors` only on a child, and then never empty (records.ts, grantRecord).
+  if (grant.ancestors !== undefined) return { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved, ancestors: grant.ancestors };
+  return { type: 'call.admitted', callId: command.callId, grantId: grant.grantId, tool: command.tool, reserved };
+}
+
+function rejected(command: AdmitCommand, verdict: Extract<Verdict, { kind: 'reject' }>): CallRejectedPayload {
+  const { reason, grant } = verdict;
+  const cost = command.cost;
+  const key = command.idempotency;
+  return {
     type: 'call.rejected',
     callId: command.callId,
     ...(grant !== undefined ? { grantId: grant.grantId } : {}),
     tool: command.tool,
-    reason: reason ?? 'invalid_arguments',
+    reason,
     ...(command.inputBytes !== undefined ? { inputBytes: command.inputBytes } : {}),
     // The cost only where it decided (meters) or was passed (rate windows come after meters); an
     // earlier refusal does not depend on it, so its event stays as before meters existed.
@@ -158,7 +184,6 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
     // The host's bound that refused it (a host option like the TTL), so `verify` re-decides the refusal.
     ...(reason === 'idempotency_keys_exhausted' && key !== undefined ? { keysMax: key.keysMax } : {}),
   };
-  return emit(rejected);
 }
 
 function decideRegisterTool(state: LedgerState, command: RegisterToolCommand): Decision {
