@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLedger, openLedger } from '../stream/ledger';
+import { createLedger, openLedger } from '../createLedger';
 import type { Ledger, LedgerOptions } from '../stream/types';
 import { sqliteStore } from '../stores/sqlite/sqliteStore';
 

@@ -4,7 +4,7 @@ import type { LedgerEvent } from '../domain/events';
 import { initialState, type LedgerState } from '../domain/state';
 import { TransientState } from '../domain/transientState';
 import { LedgerError } from '../errors';
-import { isEventHashSource, isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../stores/eventStore';
+import { isEventHashSource, isSnapshotEventStore, type AsyncEventStore, type EventStore } from './ports/eventStore';
 import type { LogFollower } from './types';
 
 /**

@@ -8,9 +8,8 @@ import type { RejectReason } from '../domain/reasons';
 import type { KeyStatus } from '../domain/idempotency';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import type { VisibleTool } from '../domain/visibleTools';
-import type { AsyncEventStore, EventStore } from '../stores/eventStore';
-import type { CheckedOpenFlags } from '../resources/fs/checkedFs';
-import type { CheckedFetchInit, ResolveHost } from '../resources/url/checkedFetch';
+import type { AsyncEventStore, EventStore } from './ports/eventStore';
+import type { CheckedFetchInit, CheckedOpenFlags, ResolveHost } from './ports/toolResources';
 
 export interface ToolContext {
   /** Aborted when the grant is revoked with `abortInFlight: true` (or the ledger is closed). */
