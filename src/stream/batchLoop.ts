@@ -9,7 +9,7 @@ import { foldForeign } from './foldForeign';
 import { LiveState } from './liveState';
 import { openLogWithFollower } from './openLog';
 import { isSharedEventStore, isSnapshotEventStore, type AsyncEventStore, type EventStore } from './ports/eventStore';
-import type { LogFollower } from './types';
+import type { LogFollower } from './ports/logFollower';
 
 /** What an asynchronous store held when `openLedger` opened it. */
 export interface OpenedAsync {
