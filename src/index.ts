@@ -19,7 +19,7 @@ export type { JsonValue, JsonObject } from './domain/json';
 export { eventHash, sealEvent, sha256Hex } from './domain/chain';
 export { canonicalJson } from './domain/canonicalJson';
 export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } from './domain/resources';
-export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
+export { grantOf, grantsOf, grantIdOfToken, inFlightCallOf, inFlightCallsOf } from './domain/stateAccess';
 export { limits } from './domain/limits';
 export { meterNamePattern } from './domain/limits';
 export { visibleTools, type VisibleTool } from './domain/visibleTools';
