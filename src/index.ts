@@ -1,5 +1,5 @@
 // The public surface of agent-tool-capabilities.
-export { createLedger, openLedger } from './stream/ledger';
+export { createLedger, openLedger } from './createLedger';
 export type { Ledger, LedgerOptions, ToolDefinition, ToolContext, IssueOptions, IssuedGrant, RevokeOptions, InvokeOutcome, InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Usage, Budget, AttenuationRequest, AttenuateOutcome, RevokeDelegationOutcome, ResourceCall } from './stream/types';
 export { replay } from './verification/replay';
 export { verify, type VerifyResult, type VerifyProblem, type VerifyProblemCode, type VerifyOptions } from './verification/verify';
@@ -19,13 +19,13 @@ export type { JsonValue, JsonObject } from './domain/json';
 export { eventHash, sealEvent, sha256Hex } from './domain/chain';
 export { canonicalJson } from './domain/canonicalJson';
 export { isCanonicalResource, isCanonicalScope, scopeCovers, checkResources } from './domain/resources';
-export { shardGet, shardValues, shardEntries, type ShardedMap } from './domain/shardedMap';
+export { grantOf, grantsOf, grantIdOfToken, inFlightCallOf, inFlightCallsOf } from './domain/stateAccess';
 export { limits } from './domain/limits';
 export { meterNamePattern } from './domain/limits';
 export { visibleTools, type VisibleTool } from './domain/visibleTools';
 export { grantTree, type GrantTreeNode, type GrantStatus } from './domain/grantTree';
 export { memoryStore } from './stores/memoryStore';
-export { isSharedEventStore, isSnapshotEventStore, isAsyncEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore, type AsyncEventStore } from './stores/eventStore';
+export { isSharedEventStore, isSnapshotEventStore, isAsyncEventStore, type EventStore, type SharedEventStore, type SnapshotEventStore, type AsyncEventStore } from './stream/ports/eventStore';
 export { sqliteStore } from './stores/sqlite/lazySqliteStore';
 export type { SqliteStoreOptions, SqliteEventStore, SqliteSynchronous } from './stores/sqlite/sqliteStoreOptions';
 export { LedgerError, type LedgerErrorCode } from './errors';

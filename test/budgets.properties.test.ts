@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createLedger, evolve, initialState, replay, shardValues, verify, type EventOf, type KeyedInvokeOutcome, type LedgerEvent, type LedgerState } from '../src';
+import { createLedger, evolve, grantsOf, initialState, replay, verify, type EventOf, type KeyedInvokeOutcome, type LedgerEvent, type LedgerState } from '../src';
 import { manualClock } from './support/fixtures';
 
 // Issue 12's property test: random workloads with meters and rate windows on a root and a child,
@@ -71,7 +71,7 @@ function metersWithinCapsAtEveryPrefix(events: readonly LedgerEvent[]): boolean 
   let state: LedgerState = initialState;
   for (const event of events) {
     state = evolve(state, event);
-    for (const grant of shardValues(state.grants)) {
+    for (const grant of grantsOf(state)) {
       const caps = grant.scope.budget.meters ?? {};
       for (const name of Object.keys(caps)) {
         const used = grant.metersUsed?.[name] ?? 0;

@@ -102,7 +102,7 @@ describe('sliding rate windows', () => {
 
   it('keeps at most `calls` admission times per grant (the last ones), in at most calls + 32 stored times', async () => {
     const { admissionTimes } = await import('../src/domain/rateWindow');
-    const { shardValues } = await import('../src');
+    const { grantsOf } = await import('../src');
     for (const calls of [1, 2, 31, 32, 33, 100]) {
       const { ledger, clock } = await rateLedger();
       const { grantId, token } = await issueRated(ledger, clock, { calls, windowMs: 10 });
@@ -111,7 +111,7 @@ describe('sliding rate windows', () => {
         clock.advance(10);
         expect(await ledger.invoke(token, 'search', {})).toMatchObject({ status: 'completed' });
       }
-      const grant = [...shardValues(ledger.state().grants)].find((g) => g.grantId === grantId);
+      const grant = [...grantsOf(ledger.state())].find((g) => g.grantId === grantId);
       expect(admissionTimes(grant?.admissions)).toEqual(Array.from({ length: calls }, (_, k) => t0 + 10 * (150 - calls + 1 + k)));
       const stored = grant?.admissions?.chunks.reduce((n, c) => n + c.length, 0) ?? 0;
       expect(stored).toBeLessThanOrEqual(calls + 32);

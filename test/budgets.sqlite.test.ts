@@ -84,7 +84,7 @@ it('atc audit shows each decision\'s cost, refused meter and retry wait; --tree 
 });
 
 it("a file journal keeps a settlement's meter report, and drops an entry whose report is malformed", async () => {
-  const { fileJournal } = await import('../src/stores/settlementJournal');
+  const { fileJournal } = await import('../src/stores/fileJournal');
   const dir = tmp.file('journal-dir');
   const journal = fileJournal(dir);
   journal.keep('0123456789abcdef', [

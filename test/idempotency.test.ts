@@ -1,4 +1,5 @@
-import { createLedger, decide, evolve, evolveBatch, limits, memoryStore, replay, sealEvent, sha256Hex, shardGet, shardValues, sqliteStore, verify, type Command, type EventOf, type LedgerEvent, type LedgerState } from '../src';
+import { createLedger, decide, evolve, evolveBatch, limits, memoryStore, replay, sealEvent, sha256Hex, sqliteStore, verify, type Command, type EventOf, type LedgerEvent, type LedgerState } from '../src';
+import { shardGet, shardValues } from '../src/domain/shardedMap';
 import { given, issueCommand, payloads, registerNotes, T0 } from './support/given';
 import { manualClock } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { decide, evolve, replay, sealEvent, sha256Hex, shardGet, shardValues, verify, type Command, type LedgerEvent, type LedgerState } from '../src';
+import { shardGet, shardValues } from '../src/domain/shardedMap';
+import { decide, evolve, replay, sealEvent, sha256Hex, verify, type Command, type LedgerEvent, type LedgerState } from '../src';
 import { evolveBatch } from '../src/domain/evolveBatch';
 import { isByGrant, keyStatus, queueChunk } from '../src/domain/idempotency';
 import { given, issueCommand, registerNotes, T0 } from './support/given';

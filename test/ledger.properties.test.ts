@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createLedger, replay, shardValues, verify, type Ledger, type LedgerEvent } from '../src';
+import { createLedger, grantsOf, replay, verify, type Ledger, type LedgerEvent } from '../src';
 import { manualClock } from './support/fixtures';
 
 type Op =
@@ -93,7 +93,7 @@ describe('properties of the ledger under any sequence and interleaving', () => {
         await ledger.close();
         const events = ledger.events();
         checkLogInvariants(events);
-        for (const grant of shardValues(ledger.state().grants)) {
+        for (const grant of grantsOf(ledger.state())) {
           expect(grant.used.calls).toBeLessThanOrEqual(grant.scope.budget.calls);
           expect(grant.used.inputBytes).toBeLessThanOrEqual(grant.scope.budget.inputBytes);
         }

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { firstValueFrom, filter } from 'rxjs';
-import { LedgerError, openLedger, replay, shardGet, verify } from '../src';
+import { grantOf, LedgerError, openLedger, replay, verify } from '../src';
 import { postgresStore } from '../src/postgres';
 import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 import { echoTool, hour, pgLedger, pgStore } from './support/pgLedger';
@@ -169,7 +169,7 @@ describePg('the PostgreSQL store', () => {
     await running;
     await a.revoke(grantId, { abortInFlight: true });
     expect(await call).toMatchObject({ status: 'failed' });
-    expect(shardGet(b.state().grants, grantId)?.revoked).toBe(true);
+    expect(grantOf(b.state(), grantId)?.revoked).toBe(true);
     await a.close();
     await b.close();
   });

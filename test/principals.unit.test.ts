@@ -1,6 +1,6 @@
 import type { Command } from '../src/domain/commands';
 import { principalGrantId } from '../src/domain/principals';
-import { createLedger } from '../src/stream/ledger';
+import { createLedger } from '../src/createLedger';
 import { replay } from '../src/verification/replay';
 import { verify } from '../src/verification/verify';
 import { sealEvent } from '../src/domain/chain';

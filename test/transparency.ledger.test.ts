@@ -17,7 +17,7 @@ import {
   type CheckpointPublisherOptions,
   type PublishedCheckpoint,
 } from '../src/transparency';
-import type { FollowedLog } from '../src/stream/types';
+import type { FollowedLog } from '../src/stream/ports/logFollower';
 import { sqliteTempDir, tamper } from './support/sqliteFiles';
 
 const tmp = sqliteTempDir();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLedger, openLedger } from '../stream/ledger';
+import { createLedger, openLedger } from '../createLedger';
 import type { Ledger, LedgerOptions } from '../stream/types';
 import { sqliteStore } from '../stores/sqlite/sqliteStore';
 
@@ -31,7 +31,7 @@ export function cliSettlementsDir(env: NodeJS.ProcessEnv = process.env): string 
  */
 export async function openLedgerAt(target: string, options: LedgerAtOptions): Promise<Ledger> {
   if (!/^postgres(ql)?:\/\//i.test(target)) return openLedgerFile(target, options);
-  const { parsePostgresTarget } = await import('../stores/postgres/postgresMirror');
+  const { parsePostgresTarget } = await import('../stores/postgres/postgresTarget');
   const { postgresStore } = await import('../stores/postgres/postgresStore');
   const { connectionString, schema } = parsePostgresTarget(target);
   return openLedger({ store: postgresStore({ connectionString, schema, settlementsDir: cliSettlementsDir() }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });

@@ -15,7 +15,7 @@ export function isPostgresTarget(target: string): boolean {
 
 /** Opens `target` read-only; `pg` is loaded only for a postgres:// URL. */
 export async function openLogTarget(target: string): Promise<OpenLog> {
-  if (isPostgresTarget(target)) return (await import('../stores/postgres/postgresCli')).openPostgresLog(target);
+  if (isPostgresTarget(target)) return (await import('./postgresLog')).openPostgresLog(target);
   const db = openLogFile(target);
   return { db, sync: () => Promise.resolve(0), close: async () => void db.close() };
 }

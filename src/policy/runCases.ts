@@ -2,7 +2,7 @@ import type { JsonObject } from '../domain/json';
 import { policyIssueOptions, type Policy } from '../integrations/mcp/policy';
 import { ResourceMapping } from '../integrations/mcp/resourceMapping';
 import { realResolvers } from '../integrations/mcp/resolvers';
-import { createLedger } from '../stream/ledger';
+import { createLedger } from '../createLedger';
 import type { PolicyTool } from './checkPolicy';
 import type { PolicyCase } from './policyCases';
 

@@ -1,25 +1,19 @@
 import type { FileHandle } from 'node:fs/promises';
 import { CheckedFs, type CheckedFsHooks, type CheckedOpenFlags } from './fs/checkedFs';
-import type { FsCheck } from './fs/fsChecks';
+import { collectFsChecks, type FsCheck } from './fs/fsChecks';
 import type { HopFacts } from '../domain/fetchHop';
 import type { MeterAmounts } from '../domain/events';
 import { meterAmountsSnapshot } from '../domain/meters';
-import { ResourceRefusedError, type ResourceRefusalCode } from './resourceRefusedError';
-import { checkedFetch, type CheckedFetchInit, type HopGate, type ResolveHost } from './url/checkedFetch';
+import { ResourceRefusedError } from './resourceRefusedError';
+import { checkedFetch, type CheckedFetchInit, type HopGate } from './url/checkedFetch';
+import type { CallHops, CheckedResources, ResourceRefusalCode, RunningToolContext, ToolResources } from '../stream/ports/toolResources';
 
-/** What admission checked for one call: the resources `resources(args)` named, and what each `fsResource` in it resolved. */
-export interface CheckedResources {
-  readonly resources: readonly string[];
-  readonly fsChecks: readonly FsCheck[];
-}
+export type { CheckedResources };
 
 export const noCheckedResources: CheckedResources = Object.freeze({ resources: Object.freeze([]), fsChecks: Object.freeze([]) });
 
 /** What the ledger lends every call's context: the grant's scopes, hop decisions through the log, the resolver. */
-export interface LedgerHops {
-  scopesOf(grantId: string): readonly string[];
-  decideHop(callId: string, facts: HopFacts): Promise<'allowed' | ResourceRefusalCode>;
-  readonly resolveHost: ResolveHost;
+export interface LedgerHops extends CallHops {
   readonly fsHooks?: CheckedFsHooks;
 }
 
@@ -29,7 +23,7 @@ export interface LedgerHops {
  * `end()` is called every helper and `report` refuse, and once the signal is aborted every helper
  * does (a tool may keep its context, or run on after a timeout).
  */
-export class ToolCallContext implements HopGate {
+export class ToolCallContext implements HopGate, RunningToolContext {
   private files: CheckedFs | undefined;
   private ended = false;
   /** The tool's last `report(usage)`: a frozen copy, read when the call settles. */
@@ -69,7 +63,8 @@ export class ToolCallContext implements HopGate {
   }
 
   private get fs(): CheckedFs {
-    this.files ??= new CheckedFs(this.checked.fsChecks, this.checked.resources, this.hops.fsHooks, () => this.ensureRunning());
+    // Only collectFsChecks (below, through the port) fills `fsChecks`: they are FsChecks.
+    this.files ??= new CheckedFs(this.checked.fsChecks as readonly FsCheck[], this.checked.resources, this.hops.fsHooks, () => this.ensureRunning());
     return this.files;
   }
 
@@ -100,3 +95,10 @@ export class ToolCallContext implements HopGate {
     return checkedFetch(url, init, this, this.hops.resolveHost, this.signal);
   }
 }
+
+/** The resources room behind the core's port: the public entry (src/createLedger.ts) wires it into every ledger. */
+export const nodeToolResources: ToolResources = {
+  noneChecked: noCheckedResources,
+  collectChecks: collectFsChecks,
+  callContext: (callId, grantId, abort, checked, hops) => new ToolCallContext(callId, grantId, abort, checked, hops),
+};

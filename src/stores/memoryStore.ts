@@ -1,5 +1,5 @@
 import type { LedgerEvent } from '../domain/events';
-import type { EventStore } from './eventStore';
+import type { EventStore } from '../stream/ports/eventStore';
 
 /** The default store: an array in this process. Optionally seeded with an existing log. */
 export function memoryStore(initial: Iterable<LedgerEvent> = []): EventStore & { readonly size: number } {

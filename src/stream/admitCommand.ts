@@ -8,8 +8,7 @@ import { checkResources } from '../domain/resources';
 import { shardGet } from '../domain/shardedMap';
 import type { GrantRecord, LedgerState } from '../domain/state';
 import type { ArgumentSnapshot } from '../tools/arguments';
-import { collectFsChecks } from '../resources/fs/fsChecks';
-import type { CheckedResources } from '../resources/toolContext';
+import type { CheckedResources, ToolResources } from './ports/toolResources';
 import { limits } from '../domain/limits';
 import type { ArgumentValidator } from '../tools/schemas';
 import type { ToolRegistry } from './toolRegistry';
@@ -48,6 +47,8 @@ export function admitCommand(
   onChecked?: (checked: CheckedResources) => void,
   /** Told, for a call refused on its arguments, what failed (for the agent's outcome; never logged). */
   onRefused?: (refusal: ArgumentRefusal) => void,
+  /** Gathers what resource helpers resolved while `resources(args)` ran (without it, nothing is gathered). */
+  resources?: Pick<ToolResources, 'collectChecks'>,
 ): Command | undefined {
   const grantId = call.tokenDigest === undefined ? undefined : shardGet(state.tokens, call.tokenDigest);
   let argumentCheck: ArgumentCheck = 'ok';
@@ -67,7 +68,7 @@ export function admitCommand(
         onRefused?.({ reason: argumentCheck, message: narrowing });
       }
       // A child's resource scopes are each covered by its parent's (checked at issue): its own decide.
-      else resourceCheck = checkNamedResources(attached.definition, call.args.value, resourceCallOf(authority.grant), authority.grant.scope.resources, onChecked);
+      else resourceCheck = checkNamedResources(attached.definition, call.args.value, resourceCallOf(authority.grant), authority.grant.scope.resources, onChecked, resources);
       // Priced only when it can matter (every check before the budgets passed).
       if (resourceCheck === 'ok' && argumentCheck === 'ok' && attached.definition.cost !== undefined) {
         const priced = evaluateCost(attached.definition, call.args.value);
@@ -159,15 +160,18 @@ function resourceCallOf(grant: GrantRecord): ResourceCall {
   return { grantId: grant.grantId, rootGrantId: grant.ancestors?.[0] ?? grant.grantId };
 }
 
-function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, call: ResourceCall, scopes: readonly string[], onChecked?: (checked: CheckedResources) => void): ResourceCheck {
+function checkNamedResources(tool: ToolDefinition<JsonObject, unknown>, args: JsonObject, call: ResourceCall, scopes: readonly string[], onChecked?: (checked: CheckedResources) => void, runtime?: Pick<ToolResources, 'collectChecks'>): ResourceCheck {
   if (tool.resources === undefined) return 'ok';
   const resources = tool.resources;
   let named: unknown;
   try {
-    const collected = collectFsChecks(() => resources(args, call));
-    named = collected.value;
-    // A copy: the tool's array is host code's to change after the check.
-    if (Array.isArray(named) && onChecked !== undefined) onChecked({ resources: Object.freeze(named.slice() as string[]), fsChecks: collected.checks });
+    if (runtime === undefined) named = resources(args, call);
+    else {
+      const collected = runtime.collectChecks(() => resources(args, call));
+      named = collected.value;
+      // A copy: the tool's array is host code's to change after the check.
+      if (Array.isArray(named) && onChecked !== undefined) onChecked({ resources: Object.freeze(named.slice() as string[]), fsChecks: collected.checks });
+    }
   } catch {
     return 'invalid_resource'; // fail closed: we cannot tell what the call would touch
   }

@@ -4,8 +4,8 @@ import type { LedgerEvent } from '../domain/events';
 import { initialState, type LedgerState } from '../domain/state';
 import { TransientState } from '../domain/transientState';
 import { LedgerError } from '../errors';
-import { isEventHashSource, isSnapshotEventStore, type AsyncEventStore, type EventStore } from '../stores/eventStore';
-import type { LogFollower } from './types';
+import { isEventHashSource, isSnapshotEventStore, type AsyncEventStore, type EventStore } from './ports/eventStore';
+import type { LogFollower } from './ports/logFollower';
 
 /**
  * Rebuilds the state from a store's log, refusing one whose sequence or hash chain does not verify.

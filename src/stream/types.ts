@@ -8,9 +8,9 @@ import type { RejectReason } from '../domain/reasons';
 import type { KeyStatus } from '../domain/idempotency';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import type { VisibleTool } from '../domain/visibleTools';
-import type { AsyncEventStore, EventStore } from '../stores/eventStore';
-import type { CheckedOpenFlags } from '../resources/fs/checkedFs';
-import type { CheckedFetchInit, ResolveHost } from '../resources/url/checkedFetch';
+import type { AsyncEventStore, EventStore } from './ports/eventStore';
+import type { FollowedLog, LogFollower } from './ports/logFollower';
+import type { CheckedFetchInit, CheckedOpenFlags, ResolveHost } from './ports/toolResources';
 
 export interface ToolContext {
   /** Aborted when the grant is revoked with `abortInFlight: true` (or the ledger is closed). */
@@ -223,29 +223,7 @@ export interface LedgerOptions {
   readonly idempotencyKeysPerTreeMax?: number;
 }
 
-/**
- * Something that follows the log as the ledger commits it. The core only feeds it: it imports no
- * Merkle code. Called synchronously and in log order; `appended` must not throw.
- */
-export interface LogFollower {
-  /** Once, when the ledger opens, before any command; throwing (LedgerError) refuses to open. */
-  open(log: FollowedLog): void;
-  /** Events committed to the log (this ledger's and other writers'), in order, each exactly once. */
-  appended(events: readonly LedgerEvent[]): void;
-  /** Text the store may keep beside a snapshot at the current head, handed back at the next open. */
-  snapshotText?(): string;
-  /** When the ledger closes, after its last commit. */
-  close?(): void;
-}
-
-/** What a LogFollower sees of the log when the ledger opens. */
-export interface FollowedLog {
-  readonly head: { readonly seq: number; readonly hash: string };
-  /** The snapshot the ledger opened from, and what this follower saved beside it (if anything). */
-  readonly snapshot: { readonly seq: number; readonly text: string | undefined } | undefined;
-  /** The stored events' hashes with afterSeq < seq ≤ throughSeq, in order (streamed). */
-  hashes(afterSeq: number, throughSeq: number): Iterable<string>;
-}
+export type { FollowedLog, LogFollower };
 
 export interface Ledger {
   registerTool<Args extends JsonObject = JsonObject, Result = unknown>(tool: ToolDefinition<Args, Result>): Promise<void>;

@@ -1,6 +1,6 @@
 import { LedgerError } from '../errors';
 import type { LedgerEvent } from '../domain/events';
-import type { FollowedLog, LogFollower } from '../stream/types';
+import type { FollowedLog, LogFollower } from '../stream/ports/logFollower';
 import { equalBytes } from './bytes';
 import { formatCheckpointBody, parseCheckpointBody, verifyCheckpoint, type Checkpoint } from './checkpoint';
 import { CompactFrontier, type FrontierJson } from './compactFrontier';

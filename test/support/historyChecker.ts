@@ -1,4 +1,4 @@
-import { evolve, initialState, shardGet, verify, type LedgerEvent, type LedgerState } from '../../src';
+import { evolve, grantOf, initialState, verify, type LedgerEvent, type LedgerState } from '../../src';
 
 /** What a client process acknowledged: the outcome `invoke` resolved to. */
 export interface Acknowledged {
@@ -25,9 +25,9 @@ export function checkHistory(events: readonly LedgerEvent[], acknowledged: reado
     if (event.type === 'call.admitted') {
       admitted.add(event.callId);
       // Every grant the admission reserved on: its own and each ancestor's in a delegation tree.
-      const own = shardGet(state.grants, event.grantId);
+      const own = grantOf(state, event.grantId);
       for (const grantId of [...(own?.ancestors ?? []), event.grantId]) {
-        const grant = shardGet(state.grants, grantId);
+        const grant = grantOf(state, grantId);
         if (grant === undefined) continue;
         const { calls, inputBytes } = grant.scope.budget;
         if (grant.used.calls > calls) violations.push(`seq ${event.seq}: grant ${grantId} over its call budget (${grant.used.calls} > ${calls})`);

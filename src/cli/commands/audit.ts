@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
 import { openLogTarget } from '../logTarget';
 import { foldGrants } from '../../stores/sqlite/sqliteGrantTree';

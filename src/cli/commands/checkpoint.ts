@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, type CommandSpec } from '../options';
 import { formatCheckpointBody, merkleHasher, nodeCrypto, parseSignerKey, rootOfEventHashes, signNote } from '../../transparency';
 import { CliFailure, readText, withLogHashes } from './logHashes';

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, type CommandSpec } from '../options';
 import { openLogTarget } from '../logTarget';
 import { exportEvents } from '../../stores/sqlite/sqliteExport';

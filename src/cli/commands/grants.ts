@@ -3,7 +3,7 @@ import { withLedgerAt } from '../ledgerFile';
 import { ancestorRecords } from '../../domain/grantChain';
 import { shardValues } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, type CommandSpec } from '../options';
 
 export const grantsSpec: CommandSpec = {

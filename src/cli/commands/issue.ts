@@ -6,7 +6,7 @@ import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, t
 import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
 import { printable } from '../../integrations/mcp/printable';
 import { ResourceMapping } from '../../integrations/mcp/resourceMapping';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 
 export const issueSpec: CommandSpec = {

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, type CommandSpec } from '../options';
 import { formatSignerKey, formatVerifierKey, generateSignerKey, nodeCrypto, verifierKeyOf } from '../../transparency';
 import { isKeyName } from '../../transparency/signedNote';

@@ -1,7 +1,7 @@
 import type { CliCommand } from '../command';
 import { nearest } from '../nearest';
 import { helpText, parseOrExit, usageError } from '../options';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { isPolicySubcommand, policyArgs, policyGroupSpec, policySpecs } from './policyArgs';
 
 const subcommands = ['check', 'test', 'diff'];

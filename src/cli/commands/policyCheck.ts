@@ -1,4 +1,4 @@
-import type { SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import type { SqliteCliIo } from '../cliIo';
 import { checkPolicy, type PolicyProblem } from '../../policy/checkPolicy';
 import type { PolicyArgs } from './policyArgs';
 import { loadPolicyTools, readBoundedText } from '../policyTools';

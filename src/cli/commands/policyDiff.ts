@@ -1,4 +1,4 @@
-import type { SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import type { SqliteCliIo } from '../cliIo';
 import type { LedgerEvent } from '../../domain/events';
 import { parsePolicy, type Policy } from '../../integrations/mcp/policy';
 import { diffGrantProblem, diffPolicy, type DecisionChange, type PolicyDiff } from '../../policy/policyDiff';

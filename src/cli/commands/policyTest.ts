@@ -1,4 +1,4 @@
-import type { SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import type { SqliteCliIo } from '../cliIo';
 import { parsePolicy, type Policy } from '../../integrations/mcp/policy';
 import { casesBytesMax, parsePolicyCases, type PolicyCase } from '../../policy/policyCases';
 import { runPolicyCases, type CaseResult } from '../../policy/runCases';

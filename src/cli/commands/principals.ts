@@ -3,7 +3,7 @@ import { openLedgerAt, withLedgerAt } from '../ledgerFile';
 import { latestPrincipalGrant } from '../../domain/principals';
 import { shardGet } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 
 export const principalsSpec: CommandSpec = {

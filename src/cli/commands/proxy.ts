@@ -5,7 +5,7 @@ import { upstreamTarget } from '../upstreamArgs';
 import { readPolicyFile } from './issue';
 import type { Policy } from '../../integrations/mcp/policy';
 import { printable } from '../../integrations/mcp/printable';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 
 // One option per line: commands added later extend this table, and the help follows it.

@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { withLedgerAt } from '../ledgerFile';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, type CommandSpec } from '../options';
 
 export const revokeSpec: CommandSpec = {

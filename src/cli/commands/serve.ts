@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
 import { startAuditServer, type AuditServer, type CheckpointFiles } from '../../web/server/auditServer';
 import type { LogReader } from '../../web/server/logReader';

@@ -105,7 +105,7 @@ export async function runVerify(args: readonly string[], io: CliIo = processIo):
 async function verifyLogPath(path: string, io: CliIo): Promise<number> {
   if (isSqlitePath(path)) return verifySqlitePath(path, io);
   // Loaded only for a URL, so the other paths never load `pg`.
-  if (isPostgresTarget(path)) return (await import('../../stores/postgres/postgresCli')).verifyPostgresUrl(path, io);
+  if (isPostgresTarget(path)) return (await import('../postgresLog')).verifyPostgresUrl(path, io);
   if (isJsonLinesPath(path)) return verifyJsonLinesFile(path, io);
   return verifyEvidenceFile(path, io);
 }

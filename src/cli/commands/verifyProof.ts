@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { eventHash } from '../../domain/chain';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 import { nodeCrypto, parseVerifierKey, signatureTypes, verifyEventProof, type VerifierKey } from '../../transparency';
 import type { LedgerEvent } from '../../domain/events';

@@ -1,12 +1,12 @@
 import { constants, existsSync } from 'node:fs';
 import { lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import type { CheckedOpenFlags } from '../../stream/ports/toolResources';
 import { ResourceRefusedError } from '../resourceRefusedError';
 import type { FsCheck } from './fsChecks';
 import { resolveRealPath, sameObject, type FsIdentity, type RealLocation } from './realPath';
 
-/** Flags `ctx.open` takes. `w` writes into the checked file in place; `ctx.writeFile` replaces it atomically. */
-export type CheckedOpenFlags = 'r' | 'r+' | 'w' | 'wx' | 'a';
+export type { CheckedOpenFlags };
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 const openFlags: Readonly<Record<CheckedOpenFlags, number>> = {

@@ -6,12 +6,13 @@ import { parseIp } from '../../domain/addresses';
 import type { HopFacts } from '../../domain/fetchHop';
 import { limits } from '../../domain/limits';
 import { scopeCovers } from '../../domain/resources';
-import { ResourceRefusedError, type ResourceRefusalCode } from '../resourceRefusedError';
+import type { CheckedFetchInit, ResolveHost, ResourceRefusalCode } from '../../stream/ports/toolResources';
+import { ResourceRefusedError } from '../resourceRefusedError';
 import { callerHeaders } from './routingHeaders';
 import { parseUrlResource, type ParsedUrlResource } from './urlResource';
 
-/** Resolves a host name to addresses (text); the first one is checked and connected to. */
-export type ResolveHost = (hostname: string) => Promise<readonly string[]>;
+export type { CheckedFetchInit, ResolveHost };
+
 
 /** What `ctx.fetch` needs from the ledger: the call's grant scopes and a way to decide and log a hop. */
 export interface HopGate {
@@ -19,14 +20,6 @@ export interface HopGate {
   readonly decide: (facts: HopFacts) => Promise<'allowed' | ResourceRefusalCode>;
 }
 
-export interface CheckedFetchInit {
-  readonly method?: string;
-  readonly headers?: Record<string, string> | ReadonlyArray<readonly [string, string]> | Headers;
-  readonly body?: string | Uint8Array;
-  /** 'follow' (default): redirects are followed here, each hop checked; 'manual': the 3xx is returned; 'error': a redirect throws. */
-  readonly redirect?: 'follow' | 'manual' | 'error';
-  readonly signal?: AbortSignal;
-}
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 // Sent only to the origin they were meant for (the Fetch standard drops Authorization on cross-origin redirects too).

@@ -1,7 +1,8 @@
 import * as nodePath from 'node:path';
 import type { LedgerEvent } from '../../domain/events';
 import { LedgerError } from '../../errors';
-import { fileJournal, type PendingSettlement, type SettlementJournal } from '../settlementJournal';
+import { fileJournal } from '../fileJournal';
+import type { PendingSettlement, SettlementJournal } from '../../stream/ports/settlementJournal';
 
 /**
  * The settlement journal of a PostgreSQL log, on this host's disk. It is needed exactly when the

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { LedgerEvent } from '../../domain/events';
 import type { LedgerState } from '../../domain/state';
 import { LedgerError } from '../../errors';
-import type { AsyncEventStore } from '../eventStore';
+import type { AsyncEventStore } from '../../stream/ports/eventStore';
 import { checkContinues } from './postgresAppend';
 import { isRetryable, postgresFailure } from './postgresErrors';
 import { appendAndCommit, appendIfHead, beginLocked, eventsOfRows, flushWal, type LockProtocol, type PostgresTables } from './postgresLocking';

@@ -9,7 +9,8 @@ import { snapshotGap } from '../shared/snapshotPolicy';
 import { latestSnapshotInfo, readLatestSnapshot, readSnapshotFollowerText, writeSnapshot } from './sqliteSnapshots';
 import { BusyTimeoutSwitch } from './sqliteBusyTimeout';
 import { systemDeps, WriteLock } from './sqliteWriteLock';
-import { fileJournal, memoryJournal, type SettlementJournal } from '../settlementJournal';
+import { fileJournal } from '../fileJournal';
+import { memoryJournal, type SettlementJournal } from '../../stream/ports/settlementJournal';
 
 export type { SqliteStoreOptions, SqliteEventStore } from './sqliteStoreOptions';
 

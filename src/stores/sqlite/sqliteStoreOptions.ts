@@ -1,5 +1,5 @@
-import type { EventHashSource, SharedEventStore, SnapshotEventStore } from '../eventStore';
-import type { JournaledStore } from '../settlementJournal';
+import type { EventHashSource, SharedEventStore, SnapshotEventStore } from '../../stream/ports/eventStore';
+import type { JournaledStore } from '../../stream/ports/settlementJournal';
 
 // The SQLite store's public types, apart from its implementation: the package's root typings reach
 // these without reaching better-sqlite3's (a devDependency's types a consumer does not have).

@@ -1,5 +1,5 @@
-import type { LedgerEvent } from '../domain/events';
-import type { LedgerState } from '../domain/state';
+import type { LedgerEvent } from '../../domain/events';
+import type { LedgerState } from '../../domain/state';
 
 /**
  * Where the log lives. `load` gives the log to rebuild from; `append` persists one batch of events

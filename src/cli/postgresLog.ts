@@ -1,9 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { SqliteVerifyIo } from '../sqlite/sqliteVerify';
-import { verifyOpenLog } from '../sqlite/sqliteVerify';
-import { parsePostgresTarget, PostgresMirror } from './postgresMirror';
-
-export { isPostgresUrl } from './postgresMirror';
+import type { SqliteVerifyIo } from '../stores/sqlite/sqliteVerify';
+import { verifyOpenLog } from '../stores/sqlite/sqliteVerify';
+import { parsePostgresTarget } from '../stores/postgres/postgresTarget';
+import { PostgresMirror } from './postgresMirror';
 
 /**
  * The CLI's way into a PostgreSQL log: an in-memory SQLite copy (postgresMirror.ts) that the SQLite
