@@ -3,7 +3,7 @@ import path from 'node:path';
 import { runAgentdojo } from './experiment';
 import { resultsJson } from './resultsJson';
 import { formatAgentdojoTable } from './table';
-import { processIo, type CliIo } from '../../src/cli/commands/verify';
+import { verdictIo, type CliIo } from '../../src/cli/io';
 
 const defaultOutput = 'results/agentdojo.json';
 const usage = `usage: npm run agentdojo -- [--output <file>] [--data <dir>]
@@ -32,7 +32,7 @@ function parse(args: readonly string[]): { output: string; dataDir?: string } | 
 }
 
 /** `npm run agentdojo`: exit 0 when every ledger log verifies and matches what invoke returned, else 1; 2 on bad usage. */
-export async function runAgentdojoCommand(args: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function runAgentdojoCommand(args: readonly string[], io: CliIo = verdictIo): Promise<number> {
   const parsed = parse(args);
   if (parsed === 'help') {
     io.out(usage);

@@ -5,7 +5,7 @@ import { claims } from '../../src/evidence/claims';
 import { formatSummary } from '../../src/evidence/summaryTable';
 import { packageRoot, revisionOf } from './environment';
 import { reproduce } from './reproduce';
-import { processIo, type CliIo } from '../../src/cli/commands/verify';
+import { verdictIo, type CliIo } from '../../src/cli/io';
 
 const defaultOutput = 'build/new-run.json';
 const usage = `usage: npm run reproduce -- [--output <file>] [--require-clean]
@@ -37,7 +37,7 @@ function parse(args: readonly string[]): ReproduceArgs | 'help' | string {
 }
 
 /** `npm run reproduce -- [--output F]`: exit 0 when the run reproduces every claim, 1 when it does not, 2 on bad usage. */
-export async function runReproduce(args: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function runReproduce(args: readonly string[], io: CliIo = verdictIo): Promise<number> {
   const parsed = parse(args);
   if (parsed === 'help') {
     io.out(usage);

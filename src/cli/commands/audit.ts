@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
 import { openLogTarget } from '../logTarget';
 import { foldGrants } from '../../stores/sqlite/sqliteGrantTree';
@@ -65,7 +65,7 @@ function parseSince(text: string): number | undefined {
  * `atc audit`: the decisions of a stored log as a table (or JSON Lines with --json), filtered; with
  * --follow, keeps polling for decisions other processes append. `poll` is injectable for tests.
  */
-export async function runAudit(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, poll?: () => Promise<boolean>): Promise<number> {
+export async function runAudit(args: readonly string[], io: CliIo = processIo, poll?: () => Promise<boolean>): Promise<number> {
   const parsed = await parseOrExit(auditSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   if (parsed.flags.has('tree')) return runAuditTree(parsed.positional[0] as string, parsed.values.get('at'), parsed.flags.has('json'), io);
@@ -108,7 +108,7 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
 }
 
 /** `--tree`: the delegation forest of the log, status at `--at` (default now) and usage. */
-async function runAuditTree(file: string, atText: string | undefined, json: boolean, io: SqliteCliIo): Promise<number> {
+async function runAuditTree(file: string, atText: string | undefined, json: boolean, io: CliIo): Promise<number> {
   const at = atText === undefined ? Date.now() : parseSince(atText);
   if (at === undefined) return usageError(io, '--at needs an ISO 8601 time or ms since epoch');
   let log;
@@ -129,7 +129,7 @@ async function runAuditTree(file: string, atText: string | undefined, json: bool
   }
 }
 
-function usageError(io: SqliteCliIo, message: string): number {
+function usageError(io: CliIo, message: string): number {
   return specUsageError(auditSpec, io, message);
 }
 

@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { formatCheckpointBody, merkleHasher, nodeCrypto, parseSignerKey, rootOfEventHashes, signNote } from '../../transparency';
 import { CliFailure, readText, withLogHashes } from './logHashes';
@@ -17,7 +17,7 @@ export const checkpointSpec: CommandSpec = {
  * `atc checkpoint`: a signed C2SP checkpoint of the log's head (origin = the key's name). It checks
  * sequence and chain links, not every hash: run `atc verify` before signing a log you did not write.
  */
-export async function runCheckpoint(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runCheckpoint(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(checkpointSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   try {

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { openLogTarget } from '../logTarget';
 import { exportEvents } from '../../stores/sqlite/sqliteExport';
@@ -18,7 +18,7 @@ export const exportSpec: CommandSpec = {
  * `atc export`: the stored log as JSON Lines (one canonical event per line), for `verify()` and other
  * tools. A file output is written beside its target and renamed into place when complete.
  */
-export async function runExport(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runExport(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(exportSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   let log;

@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { nodeCrypto, proveEvent } from '../../transparency';
 import { parseDecimal } from '../../transparency/bytes';
@@ -22,7 +22,7 @@ export const proveSpec: CommandSpec = {
  * (extra line) and the checkpoint, so `atc verify-proof` needs only the verifier key. Exit 2 for an
  * out-of-range seq or a checkpoint larger than the log, 1 when the checkpoint is not of this log.
  */
-export async function runProve(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runProve(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(proveSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const seq = parseDecimal(parsed.values.get('seq') as string);

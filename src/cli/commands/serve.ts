@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
-import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
+import { processIo, type CliIo } from '../io';
+import { parseOrExit, usageError as specUsageError, vkeyOption, type CommandSpec } from '../options';
 import { startAuditServer, type AuditServer, type CheckpointFiles } from '../../web/server/auditServer';
 import type { LogReader } from '../../web/server/logReader';
 import { isLoopbackHost } from '../../web/server/loopback';
@@ -19,7 +19,7 @@ export const serveSpec: CommandSpec = {
     { name: 'allow-remote', description: 'allow a --host that is not a loopback address (serves the log to other machines)' },
     { name: 'schema', value: '<name>', description: 'for a postgres:// log: its schema (default atc)' },
     { name: 'checkpoint', value: '<file>', description: 'a signed checkpoint the page checks the log against (with --vkey)' },
-    { name: 'vkey', value: '<key|@file>', description: "the checkpoint's verifier key, or @file holding it (with --checkpoint)" },
+    vkeyOption,
   ],
 };
 
@@ -30,7 +30,7 @@ const checkpointFileBytesMax = 65_536;
  * `atc serve`: the read-only audit page of a log. Resolves with the running server (the process
  * stays up until SIGINT/SIGTERM), or with an exit code when it cannot start.
  */
-export async function startServe(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<AuditServer | number> {
+export async function startServe(args: readonly string[], io: CliIo = processIo): Promise<AuditServer | number> {
   const parsed = await parseOrExit(serveSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const port = Number(parsed.values.get('port') ?? '0');
@@ -71,7 +71,7 @@ export async function startServe(args: readonly string[], io: SqliteCliIo = sqli
   };
 }
 
-function readCheckpoint(file: string | undefined, vkey: string | undefined, io: SqliteCliIo): CheckpointFiles | number | undefined {
+function readCheckpoint(file: string | undefined, vkey: string | undefined, io: CliIo): CheckpointFiles | number | undefined {
   if (file === undefined && vkey === undefined) return undefined;
   if (file === undefined || vkey === undefined) return usageError(io, '--checkpoint and --vkey go together');
   try {
@@ -90,7 +90,7 @@ function readSmall(file: string): string {
   return text;
 }
 
-function usageError(io: SqliteCliIo, message: string): number {
+function usageError(io: CliIo, message: string): number {
   return specUsageError(serveSpec, io, message);
 }
 

@@ -1,6 +1,6 @@
 import { checkLogAgainstCheckpoint, nodeCrypto, parseVerifierKey } from '../../transparency';
 import { CliFailure, keyArgument, readText, withLogHashes } from './logHashes';
-import type { CliIo } from './verify';
+import type { CliIo } from '../io';
 
 /**
  * The checkpoint part of `atc verify <log> --checkpoint <file> --vkey <key|@file>`: exit 0 when the

@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { eventHash } from '../../domain/chain';
-import { sqliteProcessIo, type SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 import { nodeCrypto, parseVerifierKey, signatureTypes, verifyEventProof, type VerifierKey } from '../../transparency';
 import type { LedgerEvent } from '../../domain/events';
@@ -25,7 +25,7 @@ export const verifyProofSpec: CommandSpec = {
  * With --event, the hash recomputed from that event (as the log stores it) must be the proven one.
  * Exit 0 valid, 1 invalid (signature, proof or leaf), 2 unreadable input or usage.
  */
-export async function runVerifyProof(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runVerifyProof(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(verifyProofSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const positional = parsed.positional;
