@@ -2,9 +2,10 @@
 // machine, each scenario in a fresh process; prints a table and writes results/bench.json. Plain
 // Node, no test runner.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { machine, revision } from './machine';
+import { markdownPathOf, reportToWrite } from './markdown';
 import { admission } from './scenarios/admission';
 import { burst } from './scenarios/burst';
 import { memory } from './scenarios/memory';
@@ -104,6 +105,13 @@ async function main(): Promise<void> {
   writeFileSync(output, JSON.stringify(report, null, 2) + '\n');
   printTable(results);
   ctx.log(`wrote ${output} in ${report.durationSec} s`);
+  const markdown = markdownPathOf(output);
+  const page = reportToWrite(existsSync(markdown) ? readFileSync(markdown, 'utf8') : undefined, report, path.basename(output));
+  if (page === undefined) ctx.log(`left ${markdown} alone: written by hand, not by the bench`);
+  else {
+    writeFileSync(markdown, page);
+    ctx.log(`wrote ${markdown}`);
+  }
 }
 
 main().catch((error: unknown) => {
