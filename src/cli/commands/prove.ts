@@ -3,7 +3,7 @@ import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { nodeCrypto, proveEvent } from '../../transparency';
 import { parseDecimal } from '../../transparency/bytes';
-import { CliFailure, readText, withLogHashes } from './logHashes';
+import { CliFailure, exitOnFailure, readText, withLogHashes } from './logHashes';
 
 export const proveSpec: CommandSpec = {
   name: 'prove',
@@ -30,17 +30,13 @@ export async function runProve(args: readonly string[], io: CliIo = processIo): 
     io.err('atc prove: --seq must be a positive integer');
     return 2;
   }
-  try {
+  return exitOnFailure('prove', io, async () => {
     const checkpoint = readText(parsed.values.get('checkpoint') as string, 'checkpoint');
     const result = await withLogHashes(parsed.positional[0] as string, (hashes) => proveEvent(nodeCrypto, hashes, seq, checkpoint));
     if (!result.ok) throw new CliFailure(result.code === 'checkpoint_mismatch' ? 1 : 2, result.message);
     await io.out(result.proof.slice(0, -1));
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliFailure)) throw error;
-    io.err(`atc prove: ${error.message}`);
-    return error.exitCode;
-  }
+  });
 }
 
 export const proveCommand: CliCommand = {

@@ -4,7 +4,7 @@ import { processIo, type CliIo } from '../io';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 import { nodeCrypto, parseVerifierKey, signatureTypes, verifyEventProof, type VerifierKey } from '../../transparency';
 import type { LedgerEvent } from '../../domain/events';
-import { CliFailure, keyArgument, readText } from './logHashes';
+import { CliFailure, exitOnFailure, keyArgument, readText } from './logHashes';
 
 export const verifyProofSpec: CommandSpec = {
   name: 'verify-proof',
@@ -33,7 +33,7 @@ export async function runVerifyProof(args: readonly string[], io: CliIo = proces
   const vkey = parsed.values.get('vkey') as string;
   const eventFile = parsed.values.get('event');
   if (vkey === '' || witnesses.includes('') || eventFile === '') return usageError(verifyProofSpec, io, 'an empty --vkey, --witness or --event');
-  try {
+  return exitOnFailure('verify-proof', io, async () => {
     const logKey = verifierKey(keyArgument(vkey, 'verifier key'));
     const witnessKeys = witnesses.map((w) => verifierKey(keyArgument(w, 'witness key')));
     if (witnessKeys.some((w) => w.type !== signatureTypes.cosignatureV1)) throw new CliFailure(2, 'a witness key is a cosignature key (signature type 0x04)');
@@ -65,11 +65,7 @@ export async function runVerifyProof(args: readonly string[], io: CliIo = proces
       return 1;
     }
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliFailure)) throw error;
-    io.err(`atc verify-proof: ${error.message}`);
-    return error.exitCode;
-  }
+  });
 }
 
 function verifierKey(text: string): VerifierKey {
