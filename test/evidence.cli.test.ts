@@ -73,7 +73,7 @@ describe('npm run reproduce and atc verify from the command line', () => {
   it('reproduce exits 2 on an unknown argument', async () => {
     const io = capture();
     expect(await runReproduce(['--fast'], io)).toBe(2);
-    expect(io.text()).toContain('unknown argument');
+    expect(io.text()).toContain('reproduce: unknown option --fast');
   });
 
   it('the stored results/reference.json verifies and was produced from a clean, committed tree', async () => {

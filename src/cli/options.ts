@@ -31,7 +31,12 @@ export interface CommandSpec {
   readonly operands?: { readonly name: string; readonly min: number; readonly max: number };
   /** Whether `-- <command> [args…]` is accepted (kept apart as `rest`). */
   readonly rest?: boolean;
+  /** How it is started when it is not `atc <name>`: a lab script, `npm run reproduce --`. */
+  readonly runAs?: string;
 }
+
+/** The command line before its arguments, as help and errors show it. */
+const invocation = (spec: CommandSpec): string => spec.runAs ?? `atc ${spec.name}`;
 
 export interface ParsedCommand {
   readonly positional: readonly string[];
@@ -67,7 +72,7 @@ function optionLabel(o: OptionSpec): string {
 export function helpText(spec: CommandSpec): string {
   const options = [...spec.options, helpOption];
   const width = Math.max(...options.map((o) => optionLabel(o).length));
-  const lines = spec.usage.map((u, i) => `${i === 0 ? 'usage:' : '      '} atc ${spec.name} ${u}`);
+  const lines = spec.usage.map((u, i) => `${i === 0 ? 'usage:' : '      '} ${invocation(spec)} ${u}`);
   lines.push('', spec.summary.charAt(0).toUpperCase() + spec.summary.slice(1) + '.');
   if (spec.description !== undefined) lines.push('', spec.description);
   lines.push('', 'options:');
@@ -143,7 +148,7 @@ export async function parseOrExit(spec: CommandSpec, args: readonly string[], io
 
 /** A usage error: what is wrong, then how to get the help. Exit code 2. */
 export function usageError(spec: CommandSpec, io: CliIo, message: string): number {
-  io.err(`atc ${spec.name}: ${message}`);
-  io.err(`run 'atc ${spec.name} --help' for its options`);
+  io.err(`${spec.runAs === undefined ? `atc ${spec.name}` : spec.name}: ${message}`);
+  io.err(`run '${invocation(spec)} --help' for its options`);
   return 2;
 }
