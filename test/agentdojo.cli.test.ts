@@ -24,9 +24,15 @@ describe('npm run agentdojo', () => {
     expect(out.join('\n')).toMatch(/\| \*\*all\*\* \| A \|/);
   });
 
-  it('refuses an unknown argument with exit 2', async () => {
+  it('refuses an unknown argument with exit 2, pointing to its help', async () => {
     const { io, err } = captureIo();
     expect(await runAgentdojoCommand(['--bogus'], io)).toBe(2);
-    expect(err.join('\n')).toMatch(/unknown argument/);
+    expect(err).toEqual(['agentdojo: unknown option --bogus', "run 'npm run agentdojo -- --help' for its options"]);
+  });
+
+  it('prints its help, from the same option table as the atc commands, with exit 0', async () => {
+    const { io, out } = captureIo();
+    expect(await runAgentdojoCommand(['--help'], io)).toBe(0);
+    expect(out.join('\n')).toMatch(/^usage: npm run agentdojo -- \[--output <file>\] \[--data <dir>\]/);
   });
 });

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LedgerEvent } from '../src';
-import { runVerify, type CliIo } from '../src/cli/commands/verify';
+import { runVerify } from '../src/cli/commands/verify';
+import type { CliIo } from '../src/cli/io';
 import { runReproduce } from '../experiments/reproduce/main';
 
 const root = path.resolve(__dirname, '..');
@@ -11,7 +12,7 @@ const cli = path.join(root, 'dist/src/cli/main.js');
 
 function capture(): CliIo & { text: () => string } {
   const lines: string[] = [];
-  return { out: (t) => lines.push(t), err: (t) => lines.push(t), text: () => lines.join('\n') };
+  return { out: (t) => void lines.push(t), err: (t) => void lines.push(t), text: () => lines.join('\n') };
 }
 
 let dir: string;
@@ -72,7 +73,7 @@ describe('npm run reproduce and atc verify from the command line', () => {
   it('reproduce exits 2 on an unknown argument', async () => {
     const io = capture();
     expect(await runReproduce(['--fast'], io)).toBe(2);
-    expect(io.text()).toContain('unknown argument');
+    expect(io.text()).toContain('reproduce: unknown option --fast');
   });
 
   it('the stored results/reference.json verifies and was produced from a clean, committed tree', async () => {

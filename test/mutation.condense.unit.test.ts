@@ -31,8 +31,17 @@ describe('condense', () => {
 
   it('lists surviving and uncovered mutants with the code they replaced, files in path order', () => {
     expect(condense(report).survivors).toEqual([
-      { file: 'src/domain/a.ts', line: 1, column: 1, mutator: 'BooleanLiteral', status: 'NoCoverage', original: 'f()', replacement: '{}' },
-      { file: 'src/domain/b.ts', line: 2, column: 11, mutator: 'BooleanLiteral', status: 'Survived', original: 'a > b', replacement: 'a >= b' },
+      { file: 'src/domain/a.ts', line: 1, column: 1, function: '(top level)', sourceLine: 'f();', mutator: 'BooleanLiteral', status: 'NoCoverage', original: 'f()', replacement: '{}' },
+      { file: 'src/domain/b.ts', line: 2, column: 11, function: '(top level)', sourceLine: 'const y = a > b;', mutator: 'BooleanLiteral', status: 'Survived', original: 'a > b', replacement: 'a >= b' },
+    ]);
+  });
+
+  it('names the functions around a survivor, so its explanation outlives edits elsewhere in the file', () => {
+    const source = 'export class Store {\n  get(key: string) {\n    const check = (k: string) => k.length > 0;\n    return [1].map(() => check(key));\n  }\n}\n';
+    const found = condense({ files: { 'src/s.ts': { source, mutants: [mutant('1', 'Survived', at(3, 34, 46), 'k.length >= 0'), mutant('2', 'Survived', at(4, 26, 36), 'undefined')] } } });
+    expect(found.survivors.map((s) => [s.function, s.sourceLine])).toEqual([
+      ['Store.get.check', 'const check = (k: string) => k.length > 0;'],
+      ['Store.get', 'return [1].map(() => check(key));'],
     ]);
   });
 

@@ -17,10 +17,27 @@ const subpaths = ['agent-tool-capabilities', 'agent-tool-capabilities/postgres',
 const readme = (): string => docExample('README.md', /## Example\s[\s\S]*?```js\n([\s\S]*?)```/) as string;
 const tsconfig = { compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', noEmit: true } };
 
-it('ships the product only: no experiments, benchmarks, mutation tooling or tests', () => {
+it('ships the product only: no experiments, results, benchmarks, mutation tooling or tests', () => {
   const listing = execFileSync('tar', ['-tzf', consumer.tarball], { encoding: 'utf8' }).split('\n');
   expect(listing).toContain('package/dist/src/index.js');
-  expect(listing.filter((f) => /^package\/(dist\/)?(experiments|test|bench|scripts)\//.test(f))).toEqual([]);
+  expect(listing).toContain('package/dist/src/evidence/verifyEvidence.js');
+  expect(listing.filter((f) => /^package\/(dist\/)?(experiments|results|test|bench|scripts)\//.test(f))).toEqual([]);
+});
+
+it('atc verify checks an evidence file from the installed package, and refuses an edited one', () => {
+  // The verifier is product (src/evidence); the reproducer that writes evidence stays in experiments/.
+  const reference = path.join(__dirname, '..', 'results', 'reference.json');
+  const verified = consumer.run('npx', ['--no-install', 'atc', 'verify', reference]);
+  expect(verified).toMatchObject({ status: 0, stderr: '' });
+  expect(verified.stdout.trim().endsWith('verified')).toBe(true);
+  const doc = JSON.parse(fs.readFileSync(reference, 'utf8')) as { logs: { concurrencyBytes: { type: string; tool?: string }[] } };
+  const admitted = doc.logs.concurrencyBytes.find((e) => e.type === 'call.admitted') as { tool?: string };
+  admitted.tool = 'notes.delete';
+  const edited = path.join(consumer.dir, 'edited.json');
+  fs.writeFileSync(edited, JSON.stringify(doc));
+  const refused = consumer.run('npx', ['--no-install', 'atc', 'verify', edited]);
+  expect(refused.status).toBe(1);
+  expect(refused.stdout + refused.stderr).toMatch(/logs\.concurrencyBytes seq \d+: hash:[\s\S]*NOT VERIFIED/);
 });
 
 it('runs the README example as written', () => {

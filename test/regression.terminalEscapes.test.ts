@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { printable, printableCharsMax } from '../src/integrations/mcp/printable';
+import { printable, printableCharsMax } from '../src/text/printable';
 import { cli, hostileServer, tempDir, writeJson } from './support/mcpProxy';
 
 // Regression (issue 30, defect 13): upstream tool names with control characters (terminal escape

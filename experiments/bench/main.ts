@@ -2,9 +2,12 @@
 // machine, each scenario in a fresh process; prints a table and writes results/bench.json. Plain
 // Node, no test runner.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { machine, revision } from './machine';
+import { markdownPathOf, reportToWrite } from './markdown';
+import { verdictIo } from '../../src/cli/io';
+import { parseOrExit, type CommandSpec } from '../../src/cli/options';
 import { admission } from './scenarios/admission';
 import { burst } from './scenarios/burst';
 import { memory } from './scenarios/memory';
@@ -69,15 +72,30 @@ async function scenarioChild(id: string, quick: boolean): Promise<void> {
   process.stdout.write(JSON.stringify(result) + '\n');
 }
 
+const benchSpec: CommandSpec = {
+  name: 'bench',
+  runAs: 'npm run bench --',
+  summary: 'run the benchmark scenarios (docs/performance.md), each in a fresh process',
+  usage: ['[--quick] [--only 1,3] [--output results/bench.json]'],
+  options: [
+    { name: 'quick', description: 'reduced sizes (about 25 s); targets that need the full sizes are not checked' },
+    { name: 'only', value: '<ids>', description: 'run only these scenarios, comma-separated' },
+    { name: 'output', value: '<file.json>', description: 'where the run goes (default results/bench.json, with --quick results/bench.quick.json); its report beside it (.md)' },
+    { name: 'scenario', value: '<id>', description: 'run one scenario in this process and print its result (what each run starts per scenario)' },
+  ],
+};
+
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const quick = argv.includes('--quick');
-  const childAt = argv.indexOf('--scenario');
-  if (childAt >= 0) return scenarioChild(argv[childAt + 1] ?? '', quick);
-  const onlyAt = argv.indexOf('--only');
-  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : Object.keys(scenarios);
-  const outAt = argv.indexOf('--output');
-  const output = outAt >= 0 ? (argv[outAt + 1] as string) : path.join('results', quick ? 'bench.quick.json' : 'bench.json');
+  const parsed = await parseOrExit(benchSpec, process.argv.slice(2), verdictIo);
+  if (typeof parsed === 'number') {
+    process.exitCode = parsed;
+    return;
+  }
+  const quick = parsed.flags.has('quick');
+  const child = parsed.values.get('scenario');
+  if (child !== undefined) return scenarioChild(child, quick);
+  const only = parsed.values.get('only')?.split(',') ?? Object.keys(scenarios);
+  const output = parsed.values.get('output') ?? path.join('results', quick ? 'bench.quick.json' : 'bench.json');
   const ctx: BenchContext = { quick, log: (line) => process.stderr.write(line + '\n') };
   const started = Date.now();
   const facts = machine();
@@ -104,6 +122,13 @@ async function main(): Promise<void> {
   writeFileSync(output, JSON.stringify(report, null, 2) + '\n');
   printTable(results);
   ctx.log(`wrote ${output} in ${report.durationSec} s`);
+  const markdown = markdownPathOf(output);
+  const page = reportToWrite(existsSync(markdown) ? readFileSync(markdown, 'utf8') : undefined, report, path.basename(output));
+  if (page === undefined) ctx.log(`left ${markdown} alone: written by hand, not by the bench`);
+  else {
+    writeFileSync(markdown, page);
+    ctx.log(`wrote ${markdown}`);
+  }
 }
 
 main().catch((error: unknown) => {

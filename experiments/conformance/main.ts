@@ -12,6 +12,8 @@ import { revision } from '../bench/machine';
 import { proxyFront, type FrontStarter } from './front';
 import { buildReference, hasReference, referenceDir, referenceFile, startReference } from './reference';
 import { summarize } from './summary';
+import { verdictIo } from '../../src/cli/io';
+import { parseOrExit, type CommandSpec } from '../../src/cli/options';
 
 const root = path.resolve(__dirname, '../../..');
 const suitePackage = path.join(root, 'node_modules/@modelcontextprotocol/conformance');
@@ -20,10 +22,17 @@ const cli = path.join(root, 'dist/src/cli/main.js');
 /** The one place that says what fronts the reference server. */
 const front: FrontStarter = proxyFront;
 
-function option(args: readonly string[], name: string): string | undefined {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? args[at + 1] : undefined;
-}
+const conformanceSpec: CommandSpec = {
+  name: 'conformance',
+  runAs: 'npm run conformance --',
+  summary: 'run the official MCP conformance suite against its reference server fronted by atc',
+  usage: ['[--reference DIR] [--output FILE] [--scenario NAME]'],
+  options: [
+    { name: 'reference', value: 'DIR', description: 'where everything-server.ts is (default ATC_CONFORMANCE_REFERENCE, else ../shared/mcp-conformance)' },
+    { name: 'output', value: 'FILE', description: 'where the summary goes (default results/conformance.json)' },
+    { name: 'scenario', value: 'NAME', description: 'run one scenario of the suite only' },
+  ],
+};
 
 /** Runs the suite's CLI under Node 22 and resolves its stdout (its exit code says little: the summary does). */
 function runSuite(url: string, outDir: string, scenario: string | undefined): Promise<string> {
@@ -41,7 +50,10 @@ function runSuite(url: string, outDir: string, scenario: string | undefined): Pr
 }
 
 async function main(args: readonly string[]): Promise<number> {
-  const dir = referenceDir(root, option(args, 'reference'));
+  const parsed = await parseOrExit(conformanceSpec, args, verdictIo);
+  if (typeof parsed === 'number') return parsed;
+  const option = (name: string): string | undefined => parsed.values.get(name);
+  const dir = referenceDir(root, option('reference'));
   if (!hasReference(dir)) {
     console.log(`conformance: skipped: no reference server at ${path.join(dir, referenceFile)} (give --reference DIR or ATC_CONFORMANCE_REFERENCE; the suite's npm package does not ship it)`);
     return 0;
@@ -54,7 +66,7 @@ async function main(args: readonly string[]): Promise<number> {
     console.error('conformance: run `npm run build` first (dist/src/cli/main.js is missing)');
     return 2;
   }
-  const output = path.resolve(option(args, 'output') ?? path.join(root, 'results/conformance.json'));
+  const output = path.resolve(option('output') ?? path.join(root, 'results/conformance.json'));
   // The commit and whether the tree is clean, as the run starts (the results file itself excepted).
   const inside = !path.relative(root, output).startsWith('..');
   const rev = revision(inside ? [path.relative(root, output)] : []);
@@ -65,7 +77,7 @@ async function main(args: readonly string[]): Promise<number> {
   let fronted;
   try {
     fronted = await front(reference.url, work, cli);
-    const stdout = await runSuite(fronted.url, path.join(work, 'results'), option(args, 'scenario'));
+    const stdout = await runSuite(fronted.url, path.join(work, 'results'), option('scenario'));
     const summary = summarize(stdout, path.join(work, 'results'));
     const record = {
       suite: `@modelcontextprotocol/conformance@${(JSON.parse(readFileSync(path.join(suitePackage, 'package.json'), 'utf8')) as { version: string }).version}`,

@@ -1,3 +1,5 @@
+import { functionLocator } from './enclosingFunction';
+
 /**
  * Condenses Stryker's JSON report (mutation-testing-report-schema) into what a reviewer reads:
  * per file the counts and the score, and every surviving mutant with its line and replacement.
@@ -37,6 +39,14 @@ export interface Survivor {
   readonly file: string;
   readonly line: number;
   readonly column: number;
+  /** The named functions around it (enclosingFunction.ts). */
+  readonly function: string;
+  /**
+   * The source line it is on, trimmed (at most 200 characters). With `function`, `original`, the
+   * mutator and the replacement, the key its explanation is found by: it outlives edits elsewhere
+   * in the file, where a line number does not (explanations.ts).
+   */
+  readonly sourceLine: string;
   readonly mutator: string;
   readonly status: 'Survived' | 'NoCoverage';
   /** The original code the mutant replaced (first line, at most 120 characters). */
@@ -82,6 +92,12 @@ function excerpt(source: string, location: StrykerMutant['location']): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
+/** The 1-based line of `source`, trimmed and cut to 200 characters. */
+export function sourceLineAt(source: string, line: number): string {
+  const text = (source.split('\n')[line - 1] ?? '').trim();
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
 export function condense(report: StrykerReport): Condensed {
   const files: FileResult[] = [];
   const survivors: Survivor[] = [];
@@ -89,6 +105,7 @@ export function condense(report: StrykerReport): Condensed {
     const entry = report.files[file];
     if (entry === undefined) continue;
     const t: Tally = { ...empty };
+    let functionAt: ((line: number, column: number) => string) | undefined; // parsed once, when a mutant survives
     const sorted = [...entry.mutants].sort((a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column);
     for (const mutant of sorted) {
       tally(t, mutant.status);
@@ -97,6 +114,8 @@ export function condense(report: StrykerReport): Condensed {
           file,
           line: mutant.location.start.line,
           column: mutant.location.start.column,
+          function: (functionAt ??= functionLocator(file, entry.source))(mutant.location.start.line, mutant.location.start.column),
+          sourceLine: sourceLineAt(entry.source, mutant.location.start.line),
           mutator: mutant.mutatorName,
           status: mutant.status,
           original: excerpt(entry.source, mutant.location),

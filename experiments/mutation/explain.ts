@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Survivor } from './condense';
-import { checkExplanations, explanationFileProblems, renderSurvivorsPage, type ExplanationFile } from './explanations';
+import { checkExplanations, checkReport, explanationFileProblems, renderSurvivorsPage, type ExplanationFile } from './explanations';
 
 /**
  * `node dist/experiments/mutation/explain.js [--check]`: matches every survivor of results/mutation.json
- * with experiments/mutation/explained/, writes docs/mutation-survivors.md (with --check: only
+ * with experiments/mutation/explained/, writes results/mutation-survivors.md (with --check: only
  * compares it), and exits 1 when a survivor is unexplained, an entry is stale, or the page differs.
  */
 
@@ -18,7 +18,7 @@ function repositoryRoot(from: string): string {
 }
 const root = repositoryRoot(__dirname);
 export const explainedDir = path.join(root, 'experiments', 'mutation', 'explained');
-export const survivorsPage = path.join(root, 'docs', 'mutation-survivors.md');
+export const survivorsPage = path.join(root, 'results', 'mutation-survivors.md');
 const resultsFile = path.join(root, 'results', 'mutation.json');
 
 function jsonFiles(dir: string): string[] {
@@ -47,9 +47,7 @@ export function explainResults(): { page: string; report: string[] } {
     }
   }
   const check = checkExplanations(results.survivors, files);
-  report.push(...check.problems);
-  for (const s of check.missing) report.push(`unexplained: ${s.file}:${s.line}:${s.column} ${s.mutator} ${JSON.stringify(s.original)} → ${JSON.stringify(s.replacement)}`);
-  for (const s of check.stale) report.push(`stale (matches no survivor): ${s.file}:${s.line}:${s.column} ${s.mutator} → ${JSON.stringify(s.replacement)}`);
+  report.push(...checkReport(check));
   return { page: renderSurvivorsPage(check, results.files.length), report };
 }
 

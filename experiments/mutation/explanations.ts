@@ -8,13 +8,19 @@ import type { Survivor } from './condense';
 export const explanationKinds = ['equivalent', 'speed', 'unreachable', 'accepted'] as const;
 export type ExplanationKind = (typeof explanationKinds)[number];
 
+/**
+ * Why one surviving mutant survives. Found by what the mutant is, never by where: the function it
+ * is in, its source line's text, the code it replaced, the mutator and the replacement. An edit
+ * elsewhere in the file moves line numbers and leaves this key alone; an edit of the line itself
+ * makes the entry stale, so its reason is looked at again. Survivors that share the whole key (the
+ * same line twice in one function) share the entry.
+ */
 export interface Explanation {
-  readonly line: number;
-  readonly column: number;
+  readonly function: string;
+  readonly sourceLine: string;
   readonly mutator: string;
+  readonly original: string;
   readonly replacement: string;
-  /** The code the mutant replaced, when two survivors share line, column, mutator and replacement. */
-  readonly original?: string;
   readonly kind: ExplanationKind;
   /** A sentence, or `#name` of an entry in the file's `reasons`. */
   readonly why: string;
@@ -42,8 +48,11 @@ export interface Check {
   readonly problems: readonly string[];
 }
 
-const keyOf = (file: string, s: { line: number; column: number; mutator: string; replacement: string }): string =>
-  `${file}:${s.line}:${s.column}:${s.mutator}:${s.replacement}`;
+type Keyed = Pick<Explanation, 'function' | 'sourceLine' | 'mutator' | 'original' | 'replacement'>;
+const keyOf = (file: string, s: Keyed): string => JSON.stringify([file, s.function, s.sourceLine, s.mutator, s.original, s.replacement]);
+/** How a report names an entry: its function, mutator, and what it replaced with what. */
+const shownEntry = (file: string, s: Keyed): string => `${file} ${s.function}: ${s.mutator} ${JSON.stringify(s.original)} → ${JSON.stringify(s.replacement)} in ${JSON.stringify(s.sourceLine)}`;
+const keyFields = ['function', 'sourceLine', 'mutator', 'original', 'replacement'] as const;
 
 /** Checks an explanation file's shape, answering what is wrong with it (empty when nothing). */
 export function explanationFileProblems(value: unknown, where: string): string[] {
@@ -60,9 +69,9 @@ export function explanationFileProblems(value: unknown, where: string): string[]
     const at = `${where}: survivors[${i}]`;
     if (entry === null || typeof entry !== 'object') return void problems.push(`${at}: not an object`);
     const e = entry as Record<string, unknown>;
-    if (!Number.isSafeInteger(e.line) || !Number.isSafeInteger(e.column)) problems.push(`${at}: line and column must be integers`);
-    if (typeof e.mutator !== 'string' || typeof e.replacement !== 'string') problems.push(`${at}: mutator and replacement must be strings`);
-    if (e.original !== undefined && typeof e.original !== 'string') problems.push(`${at}: original must be a string`);
+    const notStrings = keyFields.filter((k) => typeof e[k] !== 'string');
+    if (notStrings.length > 0) problems.push(`${at}: ${notStrings.join(', ')} must be strings (the key a survivor is found by)`);
+    if ('line' in e || 'column' in e) problems.push(`${at}: line and column go stale at the first edit: key the entry by function, sourceLine, mutator, original and replacement`);
     if (!explanationKinds.includes(e.kind as ExplanationKind)) problems.push(`${at}: kind must be one of ${explanationKinds.join(', ')}`);
     if (typeof e.why !== 'string' || e.why.trim().length === 0) problems.push(`${at}: "why" must be a sentence or #name`);
     else if (e.why.startsWith('#') && (reasons === undefined || typeof (reasons as Record<string, unknown>)[e.why.slice(1)] !== 'string')) problems.push(`${at}: no reason named ${e.why}`);
@@ -72,25 +81,19 @@ export function explanationFileProblems(value: unknown, where: string): string[]
 
 /** Matches every survivor of the results with the explanation files (already shape-checked). */
 export function checkExplanations(survivors: readonly Survivor[], files: readonly ExplanationFile[]): Check {
-  // Entries by file, line, column, mutator and replacement; `original` tells apart survivors sharing those.
-  const entries = new Map<string, { entry: Explanation; file: ExplanationFile; used: boolean }[]>();
+  const entries = new Map<string, { entry: Explanation; file: ExplanationFile; used: boolean }>();
   const problems: string[] = [];
   for (const file of files) {
     for (const entry of file.survivors) {
       const key = keyOf(file.file, entry);
-      const same = entries.get(key) ?? [];
-      if (same.some((e) => e.entry.original === entry.original)) {
-        problems.push(`${file.file}:${entry.line}:${entry.column}: ${entry.mutator} → ${entry.replacement}${entry.original === undefined ? '' : ` (of ${entry.original})`} is explained twice`);
-      }
-      same.push({ entry, file, used: false });
-      entries.set(key, same);
+      if (entries.has(key)) problems.push(`${shownEntry(file.file, entry)} is explained twice`);
+      else entries.set(key, { entry, file, used: false });
     }
   }
   const explained: Explained[] = [];
   const missing: Survivor[] = [];
   for (const survivor of survivors) {
-    const same = entries.get(keyOf(survivor.file, survivor)) ?? [];
-    const found = same.find((e) => e.entry.original === survivor.original) ?? same.find((e) => e.entry.original === undefined);
+    const found = entries.get(keyOf(survivor.file, survivor));
     if (found === undefined) {
       missing.push(survivor);
       continue;
@@ -99,14 +102,23 @@ export function checkExplanations(survivors: readonly Survivor[], files: readonl
     const why = found.entry.why.startsWith('#') ? (found.file.reasons?.[found.entry.why.slice(1)] ?? found.entry.why) : found.entry.why;
     explained.push({ ...survivor, kind: found.entry.kind, why });
   }
-  const stale = [...entries.values()].flat().filter((e) => !e.used).map(({ entry, file }) => ({ ...entry, file: file.file }));
+  const stale = [...entries.values()].filter((e) => !e.used).map(({ entry, file }) => ({ ...entry, file: file.file }));
   return { explained, missing, stale, problems };
+}
+
+/** One report line per problem: malformed entries, unexplained survivors, stale entries. */
+export function checkReport(check: Check): string[] {
+  return [
+    ...check.problems,
+    ...check.missing.map((s) => `unexplained: ${s.file}:${s.line}:${s.column} ${shownEntry(s.file, s)}`),
+    ...check.stale.map((e) => `stale (matches no survivor): ${shownEntry(e.file, e)}`),
+  ];
 }
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (text: string): string => (text.includes('`') ? `<code>${cell(text).replace(/</g, '&lt;')}</code>` : `\`${cell(text)}\``);
 
-/** The page docs/mutation-survivors.md: a table per file, and the count of each kind. */
+/** The page results/mutation-survivors.md: a table per file, and the count of each kind. */
 export function renderSurvivorsPage(check: Check, measuredFiles: number): string {
   const byKind = new Map<ExplanationKind, number>();
   for (const e of check.explained) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
@@ -131,8 +143,8 @@ export function renderSurvivorsPage(check: Check, measuredFiles: number): string
     '',
   ];
   check.explained.forEach((e, i) => {
-    if (i === 0 || check.explained[i - 1]?.file !== e.file) lines.push(`## ${e.file}`, '', '| line:col | mutant | kind | why it survives |', '| --- | --- | --- | --- |');
-    lines.push(`| ${e.line}:${e.column} | ${e.mutator}: ${code(e.original)} → ${code(e.replacement)} | ${e.kind} | ${cell(e.why)} |`);
+    if (i === 0 || check.explained[i - 1]?.file !== e.file) lines.push(`## ${e.file}`, '', '| line:col | function | mutant | kind | why it survives |', '| --- | --- | --- | --- | --- |');
+    lines.push(`| ${e.line}:${e.column} | ${code(e.function)} | ${e.mutator}: ${code(e.original)} → ${code(e.replacement)} | ${e.kind} | ${cell(e.why)} |`);
     if (check.explained[i + 1]?.file !== e.file) lines.push('');
   });
   return `${lines.join('\n')}\n`;

@@ -60,9 +60,3 @@ export async function withLedgerAt(command: string, target: string, options: Led
 }
 
 export { packageVersion } from './packageVersion';
-
-/** Splits `args` at the first `--`: options before it, an upstream command line after it. */
-export function splitCommand(args: readonly string[]): { readonly options: readonly string[]; readonly command: readonly string[] | undefined } {
-  const at = args.indexOf('--');
-  return at < 0 ? { options: args, command: undefined } : { options: args.slice(0, at), command: args.slice(at + 1) };
-}

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { nearest } from './nearest';
+import type { CliIo } from './io';
 
 /**
  * One option of a command, as its help shows it: `--name <value>` (a flag when `value` is absent).
@@ -30,7 +31,12 @@ export interface CommandSpec {
   readonly operands?: { readonly name: string; readonly min: number; readonly max: number };
   /** Whether `-- <command> [args…]` is accepted (kept apart as `rest`). */
   readonly rest?: boolean;
+  /** How it is started when it is not `atc <name>`: a lab script, `npm run reproduce --`. */
+  readonly runAs?: string;
 }
+
+/** The command line before its arguments, as help and errors show it. */
+const invocation = (spec: CommandSpec): string => spec.runAs ?? `atc ${spec.name}`;
 
 export interface ParsedCommand {
   readonly positional: readonly string[];
@@ -40,6 +46,19 @@ export interface ParsedCommand {
   /** What follows `--`, when the command takes it and it was given. */
   readonly rest: readonly string[] | undefined;
 }
+
+// Options several commands take, described once so their help never drifts apart.
+/** `--ledger`: the ledger a command opens (src/cli/ledgerFile.ts). */
+export const ledgerOption: OptionSpec = { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file or a PostgreSQL URL (postgres://…[?schema=atc])' };
+/** `--ledger` of a command that starts a ledger: a SQLite file not there yet is created. */
+export const creatingLedgerOption: OptionSpec = { ...ledgerOption, description: 'the ledger: a SQLite file (created if absent) or a PostgreSQL URL (postgres://…[?schema=atc])' };
+/** The upstream MCP server of `atc proxy` and `atc issue` (src/cli/upstreamArgs.ts). */
+export const upstreamOptions: readonly OptionSpec[] = [
+  { name: 'upstream-command', value: '"<command> [args…]"', description: 'the upstream MCP server to start, as words split on spaces (no shell, no quotes); same as -- <command> [args…]' },
+  { name: 'url', value: '<http://…>', description: 'the upstream MCP server over Streamable HTTP' },
+];
+/** A signed checkpoint's verifier key (`atc verify`, `atc serve`: with --checkpoint; `atc verify-proof`). */
+export const vkeyOption: OptionSpec = { name: 'vkey', value: '<key|@file>', description: "the checkpoint's verifier key, or @file holding it (with --checkpoint)" };
 
 const helpOption: OptionSpec = { name: 'help', short: 'h', description: 'print this help and exit' };
 /** Long enough for any real option name; a longer one is not echoed whole. */
@@ -53,7 +72,7 @@ function optionLabel(o: OptionSpec): string {
 export function helpText(spec: CommandSpec): string {
   const options = [...spec.options, helpOption];
   const width = Math.max(...options.map((o) => optionLabel(o).length));
-  const lines = spec.usage.map((u, i) => `${i === 0 ? 'usage:' : '      '} atc ${spec.name} ${u}`);
+  const lines = spec.usage.map((u, i) => `${i === 0 ? 'usage:' : '      '} ${invocation(spec)} ${u}`);
   lines.push('', spec.summary.charAt(0).toUpperCase() + spec.summary.slice(1) + '.');
   if (spec.description !== undefined) lines.push('', spec.description);
   lines.push('', 'options:');
@@ -113,17 +132,11 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   return { positional, values, lists, flags, rest: cut < 0 ? undefined : args.slice(cut + 1) };
 }
 
-/** Where a command prints; `out` may return a promise (backpressure). */
-export interface HelpIo {
-  out(line: string): void | Promise<void>;
-  err(line: string): void;
-}
-
 /**
  * `parseCommand` with the CLI's conventions: help on stdout (exit 0); an error on stderr, naming
  * what is wrong, with a pointer to the help (exit 2). Returns the parse, or the exit code.
  */
-export async function parseOrExit(spec: CommandSpec, args: readonly string[], io: HelpIo): Promise<ParsedCommand | number> {
+export async function parseOrExit(spec: CommandSpec, args: readonly string[], io: CliIo): Promise<ParsedCommand | number> {
   const parsed = parseCommand(spec, args);
   if (parsed === 'help') {
     await io.out(helpText(spec));
@@ -134,8 +147,8 @@ export async function parseOrExit(spec: CommandSpec, args: readonly string[], io
 }
 
 /** A usage error: what is wrong, then how to get the help. Exit code 2. */
-export function usageError(spec: CommandSpec, io: HelpIo, message: string): number {
-  io.err(`atc ${spec.name}: ${message}`);
-  io.err(`run 'atc ${spec.name} --help' for its options`);
+export function usageError(spec: CommandSpec, io: CliIo, message: string): number {
+  io.err(`${spec.runAs === undefined ? `atc ${spec.name}` : spec.name}: ${message}`);
+  io.err(`run '${invocation(spec)} --help' for its options`);
   return 2;
 }

@@ -1,8 +1,8 @@
 import type { CliCommand } from '../command';
 import { auditHeader, auditLine, DecisionReader, followDecisions, type AuditFilter, type AuditRow } from '../../stores/sqlite/sqliteAudit';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
-import { openLogTarget } from '../logTarget';
+import { processIo, type CliIo } from '../io';
+import { parseOrExit, usageError, type CommandSpec } from '../options';
+import { openLogOrExit } from '../logTarget';
 import { foldGrants } from '../../stores/sqlite/sqliteGrantTree';
 import { grantTree, grantTreeLines } from '../../domain/grantTree';
 
@@ -65,7 +65,7 @@ function parseSince(text: string): number | undefined {
  * `atc audit`: the decisions of a stored log as a table (or JSON Lines with --json), filtered; with
  * --follow, keeps polling for decisions other processes append. `poll` is injectable for tests.
  */
-export async function runAudit(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, poll?: () => Promise<boolean>): Promise<number> {
+export async function runAudit(args: readonly string[], io: CliIo = processIo, poll?: () => Promise<boolean>): Promise<number> {
   const parsed = await parseOrExit(auditSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   if (parsed.flags.has('tree')) return runAuditTree(parsed.positional[0] as string, parsed.values.get('at'), parsed.flags.has('json'), io);
@@ -73,9 +73,9 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
   const sinceMs = since === undefined ? undefined : parseSince(since);
   const intervalMs = Number(parsed.values.get('interval') ?? intervalMsDefault);
   const followMax = parsed.values.has('follow-max') ? Number(parsed.values.get('follow-max')) : undefined;
-  if (since !== undefined && sinceMs === undefined) return usageError(io, '--since needs an ISO 8601 time or ms since epoch');
-  if (!Number.isSafeInteger(intervalMs) || intervalMs < 10) return usageError(io, '--interval needs an integer of at least 10 (ms)');
-  if (followMax !== undefined && (!Number.isSafeInteger(followMax) || followMax < 1)) return usageError(io, '--follow-max needs a positive integer');
+  if (since !== undefined && sinceMs === undefined) return usageError(auditSpec, io, '--since needs an ISO 8601 time or ms since epoch');
+  if (!Number.isSafeInteger(intervalMs) || intervalMs < 10) return usageError(auditSpec, io, '--interval needs an integer of at least 10 (ms)');
+  if (followMax !== undefined && (!Number.isSafeInteger(followMax) || followMax < 1)) return usageError(auditSpec, io, '--follow-max needs a positive integer');
   const filter: AuditFilter = {
     ...(parsed.values.has('grant') ? { grant: parsed.values.get('grant') as string } : {}),
     ...(parsed.values.has('tool') ? { tool: parsed.values.get('tool') as string } : {}),
@@ -83,13 +83,8 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
     ...(sinceMs !== undefined ? { sinceMs } : {}),
   };
 
-  let log;
-  try {
-    log = await openLogTarget(parsed.positional[0] as string);
-  } catch (error) {
-    io.err(`atc audit: ${(error as Error).message}`);
-    return 2;
-  }
+  const log = await openLogOrExit(parsed.positional[0] as string, 'audit', io);
+  if (log === 2) return 2;
   const db = log.db;
   const json = parsed.flags.has('json');
   const emit = (row: AuditRow): void | Promise<void> => io.out(json ? JSON.stringify(row) : auditLine(row));
@@ -108,16 +103,11 @@ export async function runAudit(args: readonly string[], io: SqliteCliIo = sqlite
 }
 
 /** `--tree`: the delegation forest of the log, status at `--at` (default now) and usage. */
-async function runAuditTree(file: string, atText: string | undefined, json: boolean, io: SqliteCliIo): Promise<number> {
+async function runAuditTree(file: string, atText: string | undefined, json: boolean, io: CliIo): Promise<number> {
   const at = atText === undefined ? Date.now() : parseSince(atText);
-  if (at === undefined) return usageError(io, '--at needs an ISO 8601 time or ms since epoch');
-  let log;
-  try {
-    log = await openLogTarget(file);
-  } catch (error) {
-    io.err(`atc audit: ${(error as Error).message}`);
-    return 2;
-  }
+  if (at === undefined) return usageError(auditSpec, io, '--at needs an ISO 8601 time or ms since epoch');
+  const log = await openLogOrExit(file, 'audit', io);
+  if (log === 2) return 2;
   try {
     const { state, issued } = foldGrants(log.db);
     const forest = grantTree(state, issued, at);
@@ -127,10 +117,6 @@ async function runAuditTree(file: string, atText: string | undefined, json: bool
   } finally {
     await log.close();
   }
-}
-
-function usageError(io: SqliteCliIo, message: string): number {
-  return specUsageError(auditSpec, io, message);
 }
 
 export const auditCommand: CliCommand = {

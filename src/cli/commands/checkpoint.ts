@@ -1,8 +1,8 @@
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { formatCheckpointBody, merkleHasher, nodeCrypto, parseSignerKey, rootOfEventHashes, signNote } from '../../transparency';
-import { CliFailure, readText, withLogHashes } from './logHashes';
+import { CliFailure, exitOnFailure, readText, withLogHashes } from './logHashes';
 
 export const checkpointSpec: CommandSpec = {
   name: 'checkpoint',
@@ -17,20 +17,16 @@ export const checkpointSpec: CommandSpec = {
  * `atc checkpoint`: a signed C2SP checkpoint of the log's head (origin = the key's name). It checks
  * sequence and chain links, not every hash: run `atc verify` before signing a log you did not write.
  */
-export async function runCheckpoint(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runCheckpoint(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(checkpointSpec, args, io);
   if (typeof parsed === 'number') return parsed;
-  try {
+  return exitOnFailure('checkpoint', io, async () => {
     const key = parseSignerKey(nodeCrypto, readText(parsed.values.get('key') as string, 'key file'));
     if (!key.ok) throw new CliFailure(2, `the key file: ${key.message}`);
     const { size, root } = await withLogHashes(parsed.positional[0] as string, (hashes) => rootOfEventHashes(merkleHasher(nodeCrypto), hashes));
     await io.out(signNote(nodeCrypto, key.key, formatCheckpointBody({ origin: key.key.name, size, root })).slice(0, -1));
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliFailure)) throw error;
-    io.err(`atc checkpoint: ${error.message}`);
-    return error.exitCode;
-  }
+  });
 }
 
 export const checkpointCommand: CliCommand = {

@@ -1,8 +1,8 @@
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
-import { openLogTarget } from '../logTarget';
+import { openLogOrExit } from '../logTarget';
 import { exportEvents } from '../../stores/sqlite/sqliteExport';
 
 export const exportSpec: CommandSpec = {
@@ -18,16 +18,11 @@ export const exportSpec: CommandSpec = {
  * `atc export`: the stored log as JSON Lines (one canonical event per line), for `verify()` and other
  * tools. A file output is written beside its target and renamed into place when complete.
  */
-export async function runExport(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runExport(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(exportSpec, args, io);
   if (typeof parsed === 'number') return parsed;
-  let log;
-  try {
-    log = await openLogTarget(parsed.positional[0] as string);
-  } catch (error) {
-    io.err(`atc export: ${(error as Error).message}`);
-    return 2;
-  }
+  const log = await openLogOrExit(parsed.positional[0] as string, 'export', io);
+  if (log === 2) return 2;
   const db = log.db;
   const output = parsed.values.get('output');
   const refused = output === undefined || output === '-' ? undefined : nonRegularOutput(output);

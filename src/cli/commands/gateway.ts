@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { openLedgerAt, packageVersion } from '../ledgerFile';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 
 export const gatewaySpec: CommandSpec = {
@@ -20,7 +20,7 @@ export const gatewaySpec: CommandSpec = {
  * Prints \`listening on <publicUrl>\` on stdout once it serves; runs until SIGTERM or SIGINT, then
  * lets calls in flight finish (bounded), settles them, closes the ledger and exits 0.
  */
-export async function runGateway(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runGateway(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(gatewaySpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const timeoutText = parsed.values.get('upstream-timeout-ms');

@@ -3,8 +3,8 @@ import { withLedgerAt } from '../ledgerFile';
 import { ancestorRecords } from '../../domain/grantChain';
 import { shardValues } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, type CommandSpec } from '../options';
+import { processIo, type CliIo } from '../io';
+import { ledgerOption, parseOrExit, type CommandSpec } from '../options';
 
 export const grantsSpec: CommandSpec = {
   name: 'grants',
@@ -12,7 +12,7 @@ export const grantsSpec: CommandSpec = {
   usage: ['--ledger <log.sqlite | postgres://…> [--json]'],
   description: 'One line per grant: id, status now (active, revoked, expired; a grant under a revoked one is revoked), calls and bytes used of the limit, parent. Never a token.',
   options: [
-    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file or a PostgreSQL URL (postgres://…[?schema=atc])' },
+    ledgerOption,
     { name: 'json', description: 'print one JSON array of { grantId, parentGrantId?, status, usage } instead of the table' },
   ],
 };
@@ -46,7 +46,7 @@ function line(g: GrantListing): string {
 }
 
 /** `atc grants`: the grants of a ledger file, as a table or (`--json`) one JSON array. */
-export async function runGrants(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, now: () => number = Date.now): Promise<number> {
+export async function runGrants(args: readonly string[], io: CliIo = processIo, now: () => number = Date.now): Promise<number> {
   const parsed = await parseOrExit(grantsSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   return withLedgerAt('grants', parsed.values.get('ledger') as string, { create: false }, (l) => io.err(l), async (ledger) => {

@@ -4,10 +4,10 @@ import { packageVersion, withLedgerAt } from '../ledgerFile';
 import { upstreamTarget } from '../upstreamArgs';
 import { checkPolicyTools, parsePolicy, policyIssueOptions, registeredSchemas, type Policy } from '../../integrations/mcp/policy';
 import { checkPolicyPaths } from '../../integrations/mcp/policyPaths';
-import { printable } from '../../integrations/mcp/printable';
+import { printable } from '../../text/printable';
 import { ResourceMapping } from '../../integrations/mcp/resourceMapping';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, usageError, type CommandSpec } from '../options';
+import { processIo, type CliIo } from '../io';
+import { creatingLedgerOption, parseOrExit, upstreamOptions, usageError, type CommandSpec } from '../options';
 
 export const issueSpec: CommandSpec = {
   name: 'issue',
@@ -16,10 +16,9 @@ export const issueSpec: CommandSpec = {
   description: 'With an upstream (on the command line or in the policy\'s "upstream"), first registers its tools as the proxy does; without one, the tools must already be in the log. The token is printed once, on stdout: store it as a secret.',
   rest: true,
   options: [
-    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file (created if absent) or a PostgreSQL URL' },
+    creatingLedgerOption,
     { name: 'policy', value: '<policy.json>', required: true, description: 'the grant to issue (docs/mcp.md, "Policy files")' },
-    { name: 'upstream-command', value: '"<command> [args…]"', description: 'the upstream MCP server to start, as words split on spaces (no shell, no quotes); same as -- <command> [args…]' },
-    { name: 'url', value: '<http://…>', description: 'the upstream MCP server over Streamable HTTP' },
+    ...upstreamOptions,
   ],
 };
 
@@ -40,7 +39,7 @@ export function readPolicyFile(file: string): Policy {
  * `atc issue`: issues the policy's grant in a ledger file and prints `{ grantId, token }` once. With an
  * upstream, first registers its tools as the proxy does; without one, the tools must be in the log.
  */
-export async function runIssue(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runIssue(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(issueSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   let policy: Policy;

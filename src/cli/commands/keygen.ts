@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { formatSignerKey, formatVerifierKey, generateSignerKey, nodeCrypto, verifierKeyOf } from '../../transparency';
 import { isKeyName } from '../../transparency/signedNote';
@@ -17,7 +17,7 @@ export const keygenSpec: CommandSpec = {
 };
 
 /** `atc keygen`: a new Ed25519 note key named after the log's origin; the private key file is mode 0600 and never overwritten. */
-export async function runKeygen(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runKeygen(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(keygenSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const origin = parsed.values.get('origin') as string;

@@ -15,6 +15,17 @@ export class CliFailure extends Error {
   }
 }
 
+/** Runs a command's work; a `CliFailure` it throws is said on stderr (`atc <command>: …`) and is its exit code. */
+export async function exitOnFailure(command: string, io: { err(line: string): void }, work: () => Promise<number>): Promise<number> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof CliFailure)) throw error;
+    io.err(`atc ${command}: ${error.message}`);
+    return error.exitCode;
+  }
+}
+
 const hashPattern = /^[0-9a-f]{64}$/;
 
 /**

@@ -1,7 +1,7 @@
 import type { CliCommand } from '../command';
 import { nearest } from '../nearest';
 import { helpText, parseOrExit, usageError } from '../options';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { isPolicySubcommand, policyArgs, policyGroupSpec, policySpecs } from './policyArgs';
 
 const subcommands = ['check', 'test', 'diff'];
@@ -11,7 +11,7 @@ const subcommands = ['check', 'test', 'diff'];
  * it in a scratch ledger, and re-decide a log's calls under a candidate (docs/policies.md).
  * `now` is injectable for tests.
  */
-export async function runPolicy(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, now: () => number = Date.now): Promise<number> {
+export async function runPolicy(args: readonly string[], io: CliIo = processIo, now: () => number = Date.now): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h') {
     await io.out(helpText(policyGroupSpec));

@@ -1,13 +1,13 @@
-import type { SqliteCliIo } from '../cliIo';
+import type { CliIo } from '../io';
 import { checkPolicy, type PolicyProblem } from '../../policy/checkPolicy';
 import type { PolicyArgs } from './policyArgs';
 import { loadPolicyTools, readBoundedText } from '../policyTools';
-import { printable } from '../printable';
+import { printable } from '../../text/printable';
 
 const sourceNames = { upstream: 'the upstream', log: 'the log', none: 'no tool list' } as const;
 
 /** `atc policy check`: lints a policy file; exit 0 clean, 1 problems, 2 unreadable file or tools. */
-export async function runPolicyCheck(args: PolicyArgs, io: SqliteCliIo, now: number): Promise<number> {
+export async function runPolicyCheck(args: PolicyArgs, io: CliIo, now: number): Promise<number> {
   const file = args.positional[0] as string;
   let value: unknown;
   let tools;

@@ -1,4 +1,4 @@
-import type { SqliteCliIo } from '../cliIo';
+import type { CliIo } from '../io';
 import type { LedgerEvent } from '../../domain/events';
 import { parsePolicy, type Policy } from '../../integrations/mcp/policy';
 import { diffGrantProblem, diffPolicy, type DecisionChange, type PolicyDiff } from '../../policy/policyDiff';
@@ -6,7 +6,7 @@ import { SchemaCompiler } from '../../tools/schemas';
 import type { PolicyArgs } from './policyArgs';
 import { readVerifiedLog } from '../logEvents';
 import { readBoundedText } from '../policyTools';
-import { printable } from '../printable';
+import { printable } from '../../text/printable';
 
 const ruleNames = { input_schema: "the tool's input schema (the call never reached it)", argument_narrowing: 'argument narrowing', resources: 'resources (other templates or narrower scopes)', meters: 'meters (the cost was never logged)' } as const;
 const changesShownMax = 200;
@@ -17,7 +17,7 @@ function changeLine(c: DecisionChange): string {
   return printable(`  seq ${c.seq} ${what} (${c.callId}): ${c.before} → ${c.after}${assuming}`);
 }
 
-async function printDiff(log: string, file: string, diff: PolicyDiff, io: SqliteCliIo): Promise<void> {
+async function printDiff(log: string, file: string, diff: PolicyDiff, io: CliIo): Promise<void> {
   await io.out(`atc policy diff ${log}: ${file} in place of ${diff.grants.length} grant(s); ${diff.calls} call(s) re-decided`);
   for (const r of diff.refused) await io.out(`  seq ${r.seq} grant ${r.grantId}: the candidate could not be issued there (${r.message}); its calls are left out`);
   await io.out(`changed: ${diff.changes.length}`);
@@ -32,7 +32,7 @@ async function printDiff(log: string, file: string, diff: PolicyDiff, io: Sqlite
 }
 
 /** `atc policy diff`: exit 0 no decision would change, 1 some would (or the candidate cannot be issued), 2 usage or an unreadable log. */
-export async function runPolicyDiff(args: PolicyArgs, io: SqliteCliIo): Promise<number> {
+export async function runPolicyDiff(args: PolicyArgs, io: CliIo): Promise<number> {
   const log = args.positional[0] as string;
   const file = args.policy as string;
   let candidate: Policy;

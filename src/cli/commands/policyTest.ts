@@ -1,10 +1,10 @@
-import type { SqliteCliIo } from '../cliIo';
+import type { CliIo } from '../io';
 import { parsePolicy, type Policy } from '../../integrations/mcp/policy';
 import { casesBytesMax, parsePolicyCases, type PolicyCase } from '../../policy/policyCases';
 import { runPolicyCases, type CaseResult } from '../../policy/runCases';
 import type { PolicyArgs } from './policyArgs';
 import { loadPolicyTools, readBoundedText } from '../policyTools';
-import { printable } from '../printable';
+import { printable } from '../../text/printable';
 
 function line(r: CaseResult): string {
   const label = r.name !== undefined ? ` ${JSON.stringify(r.name)}` : '';
@@ -15,7 +15,7 @@ function line(r: CaseResult): string {
  * `atc policy test`: decides the cases in a scratch in-memory ledger (nothing touches a real log;
  * no tool body runs). Exit 0 all as expected, 1 any mismatch, 2 a file or the tools cannot be read.
  */
-export async function runPolicyTest(args: PolicyArgs, io: SqliteCliIo, now: number): Promise<number> {
+export async function runPolicyTest(args: PolicyArgs, io: CliIo, now: number): Promise<number> {
   const [policyFile, casesFile] = args.positional as [string, string];
   let policy: Policy;
   let cases: readonly PolicyCase[];

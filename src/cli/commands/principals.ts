@@ -3,8 +3,8 @@ import { openLedgerAt, withLedgerAt } from '../ledgerFile';
 import { latestPrincipalGrant } from '../../domain/principals';
 import { shardGet } from '../../domain/shardedMap';
 import type { Ledger, Usage } from '../../stream/types';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, usageError, type CommandSpec } from '../options';
+import { processIo, type CliIo } from '../io';
+import { ledgerOption, parseOrExit, usageError, type CommandSpec } from '../options';
 
 export const principalsSpec: CommandSpec = {
   name: 'principals',
@@ -12,7 +12,7 @@ export const principalsSpec: CommandSpec = {
   usage: ['--ledger <log.sqlite | postgres://…> [--json]', 'revoke <principal> --ledger <…> [--policy NAME] [--abort]', 'enable <principal> --config <gateway.json>'],
   description: 'list: every principal the gateway issued a grant for, its policy, current grant, generation, status and usage (never a token). revoke: revokes the principal\'s current grants (every policy, or --policy); the gateway refuses it until enabled. enable: issues its next grant from the policy the config maps it to now (a fresh budget: the host\'s decision); refused while it still has an active grant.',
   options: [
-    { name: 'ledger', value: '<log.sqlite | postgres://…>', description: 'the ledger (list, revoke)' },
+    { ...ledgerOption, required: false, description: `list, revoke: ${ledgerOption.description}` },
     { name: 'json', description: 'list: print one JSON array instead of the table' },
     { name: 'policy', value: '<NAME>', description: "revoke: only the principal's grant for this policy" },
     { name: 'abort', description: "revoke: abort the principal's calls in flight" },
@@ -53,7 +53,7 @@ function line(p: PrincipalListing): string {
 }
 
 /** `atc principals`: list, revoke or re-enable the gateway's OAuth principals. */
-export async function runPrincipals(args: readonly string[], io: SqliteCliIo = sqliteProcessIo, now: () => number = Date.now): Promise<number> {
+export async function runPrincipals(args: readonly string[], io: CliIo = processIo, now: () => number = Date.now): Promise<number> {
   const parsed = await parseOrExit(principalsSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const [verb, principal, ...rest] = parsed.positional;
@@ -83,7 +83,7 @@ export async function runPrincipals(args: readonly string[], io: SqliteCliIo = s
   return enable(principal, parsed.values.get('config'), io, now);
 }
 
-async function enable(principal: string, configFile: string | undefined, io: SqliteCliIo, now: () => number): Promise<number> {
+async function enable(principal: string, configFile: string | undefined, io: CliIo, now: () => number): Promise<number> {
   if (configFile === undefined) {
     io.err('atc principals: enable needs --config <gateway.json> (the policy in force for the principal)');
     return 2;

@@ -1,9 +1,9 @@
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, type CommandSpec } from '../options';
 import { nodeCrypto, proveEvent } from '../../transparency';
 import { parseDecimal } from '../../transparency/bytes';
-import { CliFailure, readText, withLogHashes } from './logHashes';
+import { CliFailure, exitOnFailure, readText, withLogHashes } from './logHashes';
 
 export const proveSpec: CommandSpec = {
   name: 'prove',
@@ -22,7 +22,7 @@ export const proveSpec: CommandSpec = {
  * (extra line) and the checkpoint, so `atc verify-proof` needs only the verifier key. Exit 2 for an
  * out-of-range seq or a checkpoint larger than the log, 1 when the checkpoint is not of this log.
  */
-export async function runProve(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runProve(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(proveSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const seq = parseDecimal(parsed.values.get('seq') as string);
@@ -30,17 +30,13 @@ export async function runProve(args: readonly string[], io: SqliteCliIo = sqlite
     io.err('atc prove: --seq must be a positive integer');
     return 2;
   }
-  try {
+  return exitOnFailure('prove', io, async () => {
     const checkpoint = readText(parsed.values.get('checkpoint') as string, 'checkpoint');
     const result = await withLogHashes(parsed.positional[0] as string, (hashes) => proveEvent(nodeCrypto, hashes, seq, checkpoint));
     if (!result.ok) throw new CliFailure(result.code === 'checkpoint_mismatch' ? 1 : 2, result.message);
     await io.out(result.proof.slice(0, -1));
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliFailure)) throw error;
-    io.err(`atc prove: ${error.message}`);
-    return error.exitCode;
-  }
+  });
 }
 
 export const proveCommand: CliCommand = {

@@ -4,9 +4,9 @@ import { readTokenFd, readTokenFile } from '../tokenSource';
 import { upstreamTarget } from '../upstreamArgs';
 import { readPolicyFile } from './issue';
 import type { Policy } from '../../integrations/mcp/policy';
-import { printable } from '../../integrations/mcp/printable';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, usageError, type CommandSpec } from '../options';
+import { printable } from '../../text/printable';
+import { processIo, type CliIo } from '../io';
+import { creatingLedgerOption, parseOrExit, upstreamOptions, usageError, type CommandSpec } from '../options';
 
 // One option per line: commands added later extend this table, and the help follows it.
 export const proxySpec: CommandSpec = {
@@ -21,13 +21,12 @@ export const proxySpec: CommandSpec = {
   description: 'An MCP server on stdin/stdout in front of an upstream MCP server; runs until the client closes stdin (or SIGINT/SIGTERM). stderr: one line per decision. Name the upstream once: after --, with --upstream-command (for wrappers that take -- themselves, such as the MCP Inspector\'s --cli), with --url, or as "upstream" in the policy file.',
   rest: true,
   options: [
-    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file (created if absent) or a PostgreSQL URL' },
+    creatingLedgerOption,
     { name: 'policy', value: '<policy.json>', description: 'issue a grant from this policy file at start (docs/mcp.md); or give the token with one of the --token-* options' },
     { name: 'token-file', value: '<path>', description: 'use the grant whose token is in this file (a regular file, not a symlink, mode 0600 or stricter); the token never enters the environment' },
     { name: 'token-fd', value: 'N', description: 'use the grant whose token is read from this open file descriptor (e.g. 3 with `3<token.txt`), then closed' },
     { name: 'token-env', value: 'NAME', description: 'use the grant whose token is in this environment variable (removed from the environment before the upstream starts, but still readable in /proc/<pid>/environ: prefer --token-file or --token-fd)' },
-    { name: 'upstream-command', value: '"<command> [args…]"', description: 'the upstream MCP server to start, as words split on spaces (no shell, no quotes); same as -- <command> [args…]' },
-    { name: 'url', value: '<http://…>', description: 'the upstream MCP server over Streamable HTTP' },
+    ...upstreamOptions,
     { name: 'on-tool-error', value: 'consume|refund', description: 'whether a call the upstream fails keeps its budget (consume, default) or gives it back (refund)' },
     { name: 'upstream-timeout-ms', value: 'N', description: 'fail a call the upstream has not answered in N ms (the ledger settles it failed)' },
     { name: 'quiet', description: 'no line per decision on stderr (errors still go there)' },
@@ -39,7 +38,7 @@ export const proxySpec: CommandSpec = {
  * \`atc proxy\`: an MCP server on stdin/stdout that puts the ledger in front of an upstream MCP
  * server. Runs until the client closes stdin (or SIGINT/SIGTERM). stderr: one line per decision.
  */
-export async function runProxy(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runProxy(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(proxySpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const fail = (message: string): number => usageError(proxySpec, io, message);

@@ -1,7 +1,7 @@
 import type { CliCommand } from '../command';
 import { withLedgerAt } from '../ledgerFile';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, type CommandSpec } from '../options';
+import { processIo, type CliIo } from '../io';
+import { ledgerOption, parseOrExit, type CommandSpec } from '../options';
 
 export const revokeSpec: CommandSpec = {
   name: 'revoke',
@@ -10,13 +10,13 @@ export const revokeSpec: CommandSpec = {
   description: 'A proxy or ledger sharing the log refuses the grant\'s next call (`revoked`), and so every grant delegated from it.',
   operands: { name: '<grantId>', min: 1, max: 1 },
   options: [
-    { name: 'ledger', value: '<log.sqlite | postgres://…>', required: true, description: 'the ledger: a SQLite file or a PostgreSQL URL (postgres://…[?schema=atc])' },
+    ledgerOption,
     { name: 'abort', description: 'also abort the grant\'s running calls (their tools see the abort signal)' },
   ],
 };
 
 /** `atc revoke`: revokes a grant in a ledger file; a proxy on the same file refuses its next call. */
-export async function runRevoke(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runRevoke(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(revokeSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const grantId = parsed.positional[0] as string;

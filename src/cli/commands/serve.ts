@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../command';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
-import { parseOrExit, usageError as specUsageError, type CommandSpec } from '../options';
+import { processIo, type CliIo } from '../io';
+import { parseOrExit, usageError, vkeyOption, type CommandSpec } from '../options';
 import { startAuditServer, type AuditServer, type CheckpointFiles } from '../../web/server/auditServer';
 import type { LogReader } from '../../web/server/logReader';
 import { isLoopbackHost } from '../../web/server/loopback';
@@ -19,7 +19,7 @@ export const serveSpec: CommandSpec = {
     { name: 'allow-remote', description: 'allow a --host that is not a loopback address (serves the log to other machines)' },
     { name: 'schema', value: '<name>', description: 'for a postgres:// log: its schema (default atc)' },
     { name: 'checkpoint', value: '<file>', description: 'a signed checkpoint the page checks the log against (with --vkey)' },
-    { name: 'vkey', value: '<key|@file>', description: "the checkpoint's verifier key, or @file holding it (with --checkpoint)" },
+    vkeyOption,
   ],
 };
 
@@ -30,20 +30,20 @@ const checkpointFileBytesMax = 65_536;
  * `atc serve`: the read-only audit page of a log. Resolves with the running server (the process
  * stays up until SIGINT/SIGTERM), or with an exit code when it cannot start.
  */
-export async function startServe(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<AuditServer | number> {
+export async function startServe(args: readonly string[], io: CliIo = processIo): Promise<AuditServer | number> {
   const parsed = await parseOrExit(serveSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const port = Number(parsed.values.get('port') ?? '0');
-  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) return usageError(io, '--port needs an integer from 0 to 65535');
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) return usageError(serveSpec, io, '--port needs an integer from 0 to 65535');
   const host = parsed.values.get('host') ?? '127.0.0.1';
   const allowRemote = parsed.flags.has('allow-remote');
-  if (!isLoopbackHost(host) && !allowRemote) return usageError(io, `--host ${host} is not a loopback address; add --allow-remote to serve the log to other machines`);
+  if (!isLoopbackHost(host) && !allowRemote) return usageError(serveSpec, io, `--host ${host} is not a loopback address; add --allow-remote to serve the log to other machines`);
   const checkpoint = readCheckpoint(parsed.values.get('checkpoint'), parsed.values.get('vkey'), io);
   if (typeof checkpoint === 'number') return checkpoint;
 
   const log = parsed.positional[0] as string;
   const isPostgres = /^postgres(ql)?:\/\//i.test(log);
-  if (!isPostgres && parsed.values.has('schema')) return usageError(io, '--schema is for a postgres:// log');
+  if (!isPostgres && parsed.values.has('schema')) return usageError(serveSpec, io, '--schema is for a postgres:// log');
   let reader: LogReader;
   try {
     // pg is loaded only for a PostgreSQL log, so the other commands never load it.
@@ -71,9 +71,9 @@ export async function startServe(args: readonly string[], io: SqliteCliIo = sqli
   };
 }
 
-function readCheckpoint(file: string | undefined, vkey: string | undefined, io: SqliteCliIo): CheckpointFiles | number | undefined {
+function readCheckpoint(file: string | undefined, vkey: string | undefined, io: CliIo): CheckpointFiles | number | undefined {
   if (file === undefined && vkey === undefined) return undefined;
-  if (file === undefined || vkey === undefined) return usageError(io, '--checkpoint and --vkey go together');
+  if (file === undefined || vkey === undefined) return usageError(serveSpec, io, '--checkpoint and --vkey go together');
   try {
     const note = readSmall(file);
     const verifierKey = (vkey.startsWith('@') ? readSmall(vkey.slice(1)) : vkey).trim();
@@ -88,10 +88,6 @@ function readSmall(file: string): string {
   const text = readFileSync(file, 'utf8');
   if (text.length > checkpointFileBytesMax) throw new Error(`${file} is too large for a checkpoint or key`);
   return text;
-}
-
-function usageError(io: SqliteCliIo, message: string): number {
-  return specUsageError(serveSpec, io, message);
 }
 
 export const serveCommand: CliCommand = {

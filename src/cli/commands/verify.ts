@@ -6,19 +6,9 @@ import type { CliCommand } from '../command';
 import { verifySqliteFile } from '../../stores/sqlite/sqliteVerify';
 import { isJsonLinesPath, verifyJsonLinesFile } from './verifyJsonLines';
 import { isPostgresTarget } from '../logTarget';
-import { parseOrExit, usageError, type CommandSpec } from '../options';
+import { parseOrExit, usageError, vkeyOption, type CommandSpec } from '../options';
 import { verifyAgainstCheckpoint } from './verifyCheckpoint';
-
-/** Where a command writes; tests pass their own to read what a run printed. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export const processIo: CliIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
+import { verdictIo, type CliIo } from '../io';
 
 export const verifySpec: CommandSpec = {
   name: 'verify',
@@ -28,7 +18,7 @@ export const verifySpec: CommandSpec = {
   operands: { name: '<file or postgres:// URL>', min: 1, max: 1 },
   options: [
     { name: 'checkpoint', value: '<file>', description: 'a log only: also check that the log is this signed checkpoint\'s log or an extension of it (with --vkey)' },
-    { name: 'vkey', value: '<key|@file>', description: "the checkpoint's verifier key, or @file holding it (with --checkpoint)" },
+    vkeyOption,
   ],
 };
 const problemsShownMax = 50;
@@ -75,7 +65,7 @@ export function verifyEvidenceFile(path: string, io: CliIo): number {
 // (src/stores/sqlite/sqliteVerify.ts).
 function verifySqlitePath(path: string, io: CliIo): number | Promise<number> {
   // A progress bar is redrawn only on the real terminal; other outputs get a few progress lines.
-  return verifySqliteFile(path, io === processIo && process.stderr.isTTY ? { ...io, tty: process.stderr } : io);
+  return verifySqliteFile(path, io === verdictIo && process.stderr.isTTY ? { ...io, tty: process.stderr } : io);
 }
 // ---- end SQLite logs --------------------------------------------------------------------------
 
@@ -84,7 +74,7 @@ export function isSqlitePath(path: string): boolean {
 }
 
 /** `atc verify <file> [--checkpoint <file> --vkey <key|@file>]`; resolves to the exit code. */
-export async function runVerify(args: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function runVerify(args: readonly string[], io: CliIo = verdictIo): Promise<number> {
   const parsed = await parseOrExit(verifySpec, args, io);
   if (typeof parsed === 'number') return parsed;
   if (parsed.values.has('checkpoint') !== parsed.values.has('vkey')) return usageError(verifySpec, io, '--checkpoint and --vkey go together');

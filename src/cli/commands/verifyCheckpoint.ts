@@ -1,6 +1,6 @@
 import { checkLogAgainstCheckpoint, nodeCrypto, parseVerifierKey } from '../../transparency';
-import { CliFailure, keyArgument, readText, withLogHashes } from './logHashes';
-import type { CliIo } from './verify';
+import { CliFailure, exitOnFailure, keyArgument, readText, withLogHashes } from './logHashes';
+import type { CliIo } from '../io';
 
 /**
  * The checkpoint part of `atc verify <log> --checkpoint <file> --vkey <key|@file>`: exit 0 when the
@@ -8,7 +8,7 @@ import type { CliIo } from './verify';
  * rewritten after that checkpoint (or the checkpoint does not verify), 2 for unreadable input.
  */
 export async function verifyAgainstCheckpoint(path: string, checkpointFile: string, vkey: string, io: CliIo): Promise<number> {
-  try {
+  return exitOnFailure('verify', io, async () => {
     const key = parseVerifierKey(nodeCrypto, keyArgument(vkey, 'verifier key'));
     if (!key.ok) throw new CliFailure(2, `verifier key: ${key.message}`);
     const checkpoint = readText(checkpointFile, 'checkpoint');
@@ -19,9 +19,5 @@ export async function verifyAgainstCheckpoint(path: string, checkpointFile: stri
     }
     io.out(`  checked  checkpoint ${checkpointFile}: signed by ${key.key.name}; the log's tree at size ${result.size} has its root (the log has ${result.logSize} events: ${result.logSize === result.size ? 'the same log' : 'an extension of it'})`);
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliFailure)) throw error;
-    io.err(`atc verify: ${error.message}`);
-    return error.exitCode;
-  }
+  });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { genesisHash } from '../../domain/events';
 import { lastLine, nonCanonicalLines, sharedBytes } from '../../verification/jsonLines';
 import { verifyParallel } from '../../verification/verifyParallel';
-import type { CliIo } from './verify';
+import type { CliIo } from '../io';
 
 const problemsShownMax = 50;
 

@@ -1,10 +1,10 @@
 import type { CliCommand } from '../command';
 import { eventHash } from '../../domain/chain';
-import { sqliteProcessIo, type SqliteCliIo } from '../cliIo';
+import { processIo, type CliIo } from '../io';
 import { parseOrExit, usageError, type CommandSpec } from '../options';
 import { nodeCrypto, parseVerifierKey, signatureTypes, verifyEventProof, type VerifierKey } from '../../transparency';
 import type { LedgerEvent } from '../../domain/events';
-import { CliFailure, keyArgument, readText } from './logHashes';
+import { CliFailure, exitOnFailure, keyArgument, readText } from './logHashes';
 
 export const verifyProofSpec: CommandSpec = {
   name: 'verify-proof',
@@ -25,7 +25,7 @@ export const verifyProofSpec: CommandSpec = {
  * With --event, the hash recomputed from that event (as the log stores it) must be the proven one.
  * Exit 0 valid, 1 invalid (signature, proof or leaf), 2 unreadable input or usage.
  */
-export async function runVerifyProof(args: readonly string[], io: SqliteCliIo = sqliteProcessIo): Promise<number> {
+export async function runVerifyProof(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const parsed = await parseOrExit(verifyProofSpec, args, io);
   if (typeof parsed === 'number') return parsed;
   const positional = parsed.positional;
@@ -33,7 +33,7 @@ export async function runVerifyProof(args: readonly string[], io: SqliteCliIo = 
   const vkey = parsed.values.get('vkey') as string;
   const eventFile = parsed.values.get('event');
   if (vkey === '' || witnesses.includes('') || eventFile === '') return usageError(verifyProofSpec, io, 'an empty --vkey, --witness or --event');
-  try {
+  return exitOnFailure('verify-proof', io, async () => {
     const logKey = verifierKey(keyArgument(vkey, 'verifier key'));
     const witnessKeys = witnesses.map((w) => verifierKey(keyArgument(w, 'witness key')));
     if (witnessKeys.some((w) => w.type !== signatureTypes.cosignatureV1)) throw new CliFailure(2, 'a witness key is a cosignature key (signature type 0x04)');
@@ -65,11 +65,7 @@ export async function runVerifyProof(args: readonly string[], io: SqliteCliIo = 
       return 1;
     }
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliFailure)) throw error;
-    io.err(`atc verify-proof: ${error.message}`);
-    return error.exitCode;
-  }
+  });
 }
 
 function verifierKey(text: string): VerifierKey {

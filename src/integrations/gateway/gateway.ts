@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
-import { printable } from '../mcp/printable';
+import { printable } from '../../text/printable';
 import { bearerOf, sameCredential, type AuthRefused } from './auth';
 import type { AuthenticatorFactory } from './authenticators';
 import { checkGatewayPolicies } from './gatewayPolicies';

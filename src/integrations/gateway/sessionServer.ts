@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
 import { toolCallResult, toolLabel } from '../mcp/callOutcome';
-import { printable } from '../mcp/printable';
+import { printable } from '../../text/printable';
 import { refusedToolResult } from '../mcp/callResults';
 import type { UpstreamToolSet } from '../mcp/upstreamTools';
 import { runAsSessionCall } from './callContext';

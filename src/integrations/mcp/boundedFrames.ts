@@ -2,7 +2,7 @@ import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { FrameSniffer, type FrameGist } from './frameSniffer';
-import { printable } from './printable';
+import { printable } from '../../text/printable';
 
 /** The largest message (one line, without its newline) read from a stdio peer: the SDK's own bound. */
 export const frameBytesMax = 10 * 1024 * 1024;

@@ -5,7 +5,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Roo
 import type { Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
 import { runWithRelay } from './callRelay';
-import { printable } from './printable';
+import { printable } from '../../text/printable';
 import { toolCallResult, toolLabel } from './callOutcome';
 import { noTelemetry, type McpTelemetry } from './telemetry';
 import { refusedToolResult } from './callResults';
