@@ -56,11 +56,10 @@ export async function runGateway(args: readonly string[], io: SqliteCliIo = sqli
     io.err(`atc gateway: ${(error as Error).message}`);
     return 2;
   }
-  if (otel !== undefined) otel.instrumentLedger(ledger);
   let gateway;
   try {
     const authenticator = gatewayAuthenticator(config, ledger);
-    gateway = await startGateway({ config, ledger, authenticator, version: packageVersion(), report, ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}), ...(otel !== undefined ? { telemetry: otel.mcpTelemetry() } : {}) });
+    gateway = await startGateway({ config, ledger, authenticator, version: packageVersion(), report, ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}), ...(otel !== undefined ? { telemetry: otel.mcpTelemetry(), invoke: otel.instrumentGrantInvocations(ledger) } : {}) });
   } catch (error) {
     await ledger.close();
     await exporting?.shutdown();

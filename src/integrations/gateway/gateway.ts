@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
-import type { McpTelemetry } from '../mcp/telemetry';
+import type { GrantInvoke, McpTelemetry } from '../mcp/telemetry';
 import { printable } from '../mcp/printable';
 import { bearerOf, sameCredential, type AuthRefused } from './auth';
 import type { AuthenticatorFactory } from './authenticators';
@@ -35,6 +35,8 @@ export interface GatewayOptions {
   readonly upstreamTimeoutMs?: number;
   /** Spans per tools/call and per upstream call (`atc gateway --otel`); default none. */
   readonly telemetry?: McpTelemetry;
+  /** How a session's call runs for its grant; default `ledger.invokeAsGrant` (`--otel`: inside the ledger's span). */
+  readonly invoke?: GrantInvoke;
 }
 
 export interface RunningGateway {
@@ -140,7 +142,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         if (id !== undefined && sessions.get(id) === session) sessions.delete(id);
         upstreams.releaseSubscriptions(session);
       };
-      session.server = createSessionServer({ ledger, session, tools: () => upstreams.tools, upstreams, version: options.version, callsInFlightMax: config.limits.callsInFlightPerSessionMax, report, ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}) });
+      session.server = createSessionServer({ ledger, session, tools: () => upstreams.tools, upstreams, version: options.version, callsInFlightMax: config.limits.callsInFlightPerSessionMax, report, ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}), ...(options.invoke !== undefined ? { invoke: options.invoke } : {}) });
       await session.server.connect(session.transport);
       await session.transport.handleRequest(req, res, body);
     } finally {

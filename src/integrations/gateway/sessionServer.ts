@@ -5,7 +5,7 @@ import type { Ledger } from '../../stream/types';
 import { toolCallResult, toolLabel } from '../mcp/callOutcome';
 import { printable } from '../mcp/printable';
 import { refusedToolResult } from '../mcp/callResults';
-import { noTelemetry, type McpTelemetry } from '../mcp/telemetry';
+import { noTelemetry, type GrantInvoke, type McpTelemetry } from '../mcp/telemetry';
 import type { UpstreamToolSet } from '../mcp/upstreamTools';
 import { runAsSessionCall, type GatewayCall } from './callContext';
 import type { GatewaySession } from './session';
@@ -24,6 +24,8 @@ export interface SessionServerOptions {
   readonly report: (line: string) => void;
   /** A server span per tools/call continuing the client's trace context (`--otel`); default none. */
   readonly telemetry?: McpTelemetry;
+  /** How a call runs for the session's grant; default `ledger.invokeAsGrant`. */
+  readonly invoke?: GrantInvoke;
 }
 
 /**
@@ -38,6 +40,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
   const capabilities = { tools: { listChanged: true }, ...sessionCapabilities(options.upstreams) };
   const server = new Server({ name: 'atc-gateway', version: options.version }, { capabilities });
   const telemetry = options.telemetry ?? noTelemetry;
+  const invoke: GrantInvoke = options.invoke ?? ((grantId, tool, args, invokeOptions) => ledger.invokeAsGrant(grantId, tool, args, invokeOptions));
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const visible = new Set(visibleNames(ledger, session.grantId));
@@ -69,7 +72,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
         link: { session: session.relay, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification },
         relay: progressToken === undefined ? undefined : { progressToken, sendNotification: extra.sendNotification },
       };
-      const outcome = await runAsSessionCall(call, () => ledger.invokeAsGrant<CallToolResult>(session.grantId, name, request.params.arguments ?? {}, { signal: controller.signal }));
+      const outcome = await runAsSessionCall(call, () => invoke<CallToolResult>(session.grantId, name, request.params.arguments ?? {}, { signal: controller.signal }));
       return toolCallResult(outcome, name, controller.signal.aborted, report);
     } finally {
       extra.signal.removeEventListener('abort', onAbort);
