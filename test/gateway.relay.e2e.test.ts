@@ -100,6 +100,13 @@ test('prompts of both upstreams are listed and fetched under prefixed names; a s
   await expect(client.ping()).resolves.toEqual({});
 });
 
+test('resources of both upstreams are listed under prefixed names; a URI both list is refused rather than routed to either', async () => {
+  const { client } = await session('a');
+  const listed = (await client.listResources()).resources.map((r) => [r.name, r.uri]);
+  expect(listed.sort()).toEqual([['local__orphan', 'relay://orphan'], ['web__orphan', 'relay://orphan']]);
+  await expect(client.readResource({ uri: 'relay://orphan' })).rejects.toThrow(/unknown resource/);
+});
+
 test("an upstream's tools/list_changed re-lists it: sessions are told, a tool whose schema changed is hidden and refused, the other upstream's is untouched", async () => {
   const { client } = await session('a');
   const told = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));

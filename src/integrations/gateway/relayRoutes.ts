@@ -47,14 +47,15 @@ export class RelayRoutes {
     return owners.size === 1 ? (owners.values().next().value as string) : undefined;
   }
 
-  /** Records a subscription; false when the session already holds it, or holds `routesMax`. */
-  subscribe(upstream: string, uri: string): boolean {
+  /** Records a subscription: `held` when the session already holds it, `full` when it holds `routesMax`. */
+  subscribe(upstream: string, uri: string): 'added' | 'held' | 'full' {
     const set = this.subscriptions.get(upstream) ?? new Set<string>();
-    if (set.has(uri) || this.subscribed >= routesMax) return false;
+    if (set.has(uri)) return 'held';
+    if (this.subscribed >= routesMax) return 'full';
     set.add(uri);
     this.subscriptions.set(upstream, set);
     this.subscribed++;
-    return true;
+    return 'added';
   }
 
   /** Drops a subscription; false when the session did not hold it. */

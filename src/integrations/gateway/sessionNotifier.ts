@@ -9,7 +9,12 @@ import type { GatewaySession } from './session';
  * change or a log line to every session), and a re-list that changed the tools (every session gets
  * `tools/list_changed`). A session gone meanwhile is skipped: a notification has no answer to wait for.
  */
-export function sessionNotifier(sessions: ReadonlyMap<string, GatewaySession>, report: (line: string) => void) {
+export interface SessionNotifier {
+  readonly broadcast: (upstream: string, notification: ServerNotification) => Promise<void>;
+  readonly toolsChanged: (upstream: string, change: ToolListChange) => void;
+}
+
+export function sessionNotifier(sessions: ReadonlyMap<string, GatewaySession>, report: (line: string) => void): SessionNotifier {
   return {
     broadcast: async (upstream: string, notification: ServerNotification): Promise<void> => {
       const uri = notification.method === 'notifications/resources/updated' ? notification.params.uri : undefined;

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema, type ServerCapabilities, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type ServerCapabilities, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../domain/json';
 import type { Ledger } from '../../stream/types';
 import { CallRouter } from '../mcp/relay/callRouter';
@@ -12,6 +12,7 @@ import { connectUpstream, listUpstreamTools, type UpstreamTarget } from '../mcp/
 import { attachRoutedTool, forwardToolCall, registerRoutedTools, type LiveToolSet, type ResourceMapper, type UpstreamToolSet } from '../mcp/upstreamTools';
 import { currentSessionCall, type UpstreamConnection } from './callContext';
 import type { GatewayConfig, UpstreamConfig } from './config';
+import { routesMax } from './relayRoutes';
 import type { GatewaySession } from './session';
 import type { SessionRelayUpstreams } from './sessionRelay';
 import { SharedSubscriptions } from './sharedSubscriptions';
@@ -106,7 +107,9 @@ export class GatewayUpstreams implements SessionRelayUpstreams {
 
   async subscribe(name: string, session: GatewaySession, uri: string, signal: AbortSignal): Promise<void> {
     const client = (await this.connection(name, session)).client;
-    if (!session.routes.subscribe(name, uri)) return;
+    const recorded = session.routes.subscribe(name, uri);
+    if (recorded === 'full') throw new McpError(ErrorCode.InvalidRequest, `this session holds ${routesMax} subscriptions`);
+    if (recorded === 'held') return;
     if (!this.shared(name) || this.subscriptions.add(name, uri)) await client.subscribeResource({ uri }, { signal });
   }
 
