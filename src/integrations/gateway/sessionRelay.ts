@@ -55,6 +55,7 @@ export function sessionCapabilities(upstreams: SessionRelayUpstreams): ServerCap
  * what the others receive), `ping` to every upstream. Anything else is `method not found`.
  */
 export function relaySessionRequests(server: Server, session: GatewaySession, upstreams: SessionRelayUpstreams): void {
+  const ctx: RelayContext = { session, upstreams };
   const offering = (capability: Capability): string[] => upstreams.names.filter((n) => upstreams.capabilities(n)[capability] !== undefined);
   server.removeRequestHandler('ping');
   server.setRequestHandler(PingRequestSchema, async (_request, extra) => {
@@ -67,9 +68,9 @@ export function relaySessionRequests(server: Server, session: GatewaySession, up
     if (capability === undefined || owners.length === 0) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
     const params: Params = request.params ?? {};
     const list = listed[request.method];
-    if (list !== undefined) return mergedList(request.method, list, params, owners, extra.signal);
-    if (request.method === 'logging/setLevel') return setLevel(params, owners, extra.signal);
-    const target = routeOf(request.method, params, owners);
+    if (list !== undefined) return mergedList(ctx, request.method, list, params, owners, extra.signal);
+    if (request.method === 'logging/setLevel') return setLevel(ctx, params, owners, extra.signal);
+    const target = routeOf(ctx, request.method, params, owners);
     if (request.method === 'resources/subscribe' || request.method === 'resources/unsubscribe') {
       const subscribe = request.method === 'resources/subscribe' ? upstreams.subscribe : upstreams.unsubscribe;
       await subscribe.call(upstreams, target.upstream, session, params.uri as string, extra.signal);
@@ -78,63 +79,74 @@ export function relaySessionRequests(server: Server, session: GatewaySession, up
     const connection = await upstreams.connection(target.upstream, session);
     return withoutAtcMeta(await connection.client.request({ method: request.method, params: target.params }, ResultSchema, { signal: extra.signal }));
   };
+}
 
-  const prefixed = upstreams.toolNames === 'prefixed';
-  const outward = (upstream: string, name: string): string => (prefixed ? `${upstream}__${name}` : name);
+interface RelayContext {
+  readonly session: GatewaySession;
+  readonly upstreams: SessionRelayUpstreams;
+}
 
-  async function mergedList(method: string, list: Listed, params: Params, owners: readonly string[], signal: AbortSignal): Promise<Record<string, unknown>> {
-    if (params.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'invalid cursor: the gateway returns whole lists');
-    const merged: unknown[] = [];
-    for (const upstream of owners) {
-      const entries = await listAll(await upstreams.connection(upstream, session), method, list.key, signal);
-      if (list.key === 'resourceTemplates') session.routes.listedTemplates(upstream, entries.flatMap((e) => (typeof e.uriTemplate === 'string' ? [e.uriTemplate] : [])));
-      for (const entry of entries) {
-        if (list.key === 'resources' && typeof entry.uri === 'string') session.routes.listedUri(entry.uri, upstream);
-        if (list.key === 'prompts' && typeof entry.name === 'string') session.routes.listedPrompt(outward(upstream, entry.name), upstream);
-        merged.push(typeof entry.name === 'string' ? withoutAtcMeta({ ...entry, name: outward(upstream, entry.name) }) : withoutAtcMeta(entry));
-      }
+/** A prompt's or resource's name as sessions see it: `<upstream>__<name>` when names are prefixed. */
+function outwardName(ctx: RelayContext, upstream: string, name: string): string {
+  return ctx.upstreams.toolNames === 'prefixed' ? `${upstream}__${name}` : name;
+}
+
+/** One list merged over the upstreams offering it, each read whole; what it names is remembered for routing. */
+async function mergedList(ctx: RelayContext, method: string, list: Listed, params: Params, owners: readonly string[], signal: AbortSignal): Promise<Record<string, unknown>> {
+  if (params.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'invalid cursor: the gateway returns whole lists');
+  const { routes } = ctx.session;
+  const merged: unknown[] = [];
+  for (const upstream of owners) {
+    const entries = await listAll(await ctx.upstreams.connection(upstream, ctx.session), method, list.key, signal);
+    if (list.key === 'resourceTemplates') routes.listedTemplates(upstream, entries.flatMap((e) => (typeof e.uriTemplate === 'string' ? [e.uriTemplate] : [])));
+    for (const entry of entries) {
+      if (list.key === 'resources' && typeof entry.uri === 'string') routes.listedUri(entry.uri, upstream);
+      if (list.key === 'prompts' && typeof entry.name === 'string') routes.listedPrompt(outwardName(ctx, upstream, entry.name), upstream);
+      merged.push(withoutAtcMeta(typeof entry.name === 'string' ? { ...entry, name: outwardName(ctx, upstream, entry.name) } : entry));
     }
-    return { [list.key]: merged };
   }
+  return { [list.key]: merged };
+}
 
-  async function setLevel(params: Params, owners: readonly string[], signal: AbortSignal): Promise<Record<string, unknown>> {
-    const own = owners.filter((name) => !upstreams.shared(name));
-    await Promise.all(own.map(async (name) => (await upstreams.connection(name, session)).client.request({ method: 'logging/setLevel', params }, ResultSchema, { signal })));
-    return {};
-  }
+/** The level goes to the session's own connections only: a shared upstream's level is every session's. */
+async function setLevel(ctx: RelayContext, params: Params, owners: readonly string[], signal: AbortSignal): Promise<Record<string, unknown>> {
+  const own = owners.filter((name) => !ctx.upstreams.shared(name));
+  await Promise.all(own.map(async (name) => (await ctx.upstreams.connection(name, ctx.session)).client.request({ method: 'logging/setLevel', params }, ResultSchema, { signal })));
+  return {};
+}
 
-  /** The upstream a read, get, subscription or completion goes to, and the params as that upstream names things. */
-  function routeOf(method: string, params: Params, owners: readonly string[]): { readonly upstream: string; readonly params: Params } {
-    const sole = owners.length === 1 ? owners[0] : undefined;
-    const byUri = (uri: unknown): string | undefined => (typeof uri === 'string' ? (session.routes.uriOwner(uri) ?? sole) : undefined);
-    const prompt = (name: unknown): { upstream: string; name: string } => {
-      const found = typeof name === 'string' ? inwardPrompt(name, sole) : undefined;
-      if (found === undefined || !owners.includes(found.upstream)) throw new McpError(ErrorCode.InvalidParams, 'unknown prompt (list the prompts first)');
-      return found;
-    };
-    if (method === 'prompts/get') {
-      const found = prompt(params.name);
-      return { upstream: found.upstream, params: { ...params, name: found.name } };
-    }
-    const ref = params.ref as Params | undefined;
-    if (method === 'completion/complete' && ref !== null && typeof ref === 'object' && ref.type === 'ref/prompt') {
-      const found = prompt(ref.name);
-      return { upstream: found.upstream, params: { ...params, ref: { ...ref, name: found.name } } };
-    }
-    const upstream = byUri(method === 'completion/complete' ? ref?.uri : params.uri);
-    if (upstream === undefined || !owners.includes(upstream)) throw new McpError(ErrorCode.InvalidParams, 'unknown resource (list the resources or templates first)');
-    return { upstream, params };
+/** The upstream a read, get, subscription or completion goes to, and the params as that upstream names things. */
+function routeOf(ctx: RelayContext, method: string, params: Params, owners: readonly string[]): { readonly upstream: string; readonly params: Params } {
+  const sole = owners.length === 1 ? owners[0] : undefined;
+  const prompt = (name: unknown): { upstream: string; name: string } => {
+    const found = typeof name === 'string' ? inwardPrompt(ctx, name, sole) : undefined;
+    if (found === undefined || !owners.includes(found.upstream)) throw new McpError(ErrorCode.InvalidParams, 'unknown prompt (list the prompts first)');
+    return found;
+  };
+  if (method === 'prompts/get') {
+    const found = prompt(params.name);
+    return { upstream: found.upstream, params: { ...params, name: found.name } };
   }
+  const ref = params.ref as Params | undefined;
+  if (method === 'completion/complete' && ref !== null && typeof ref === 'object' && ref.type === 'ref/prompt') {
+    const found = prompt(ref.name);
+    return { upstream: found.upstream, params: { ...params, ref: { ...ref, name: found.name } } };
+  }
+  const uri = method === 'completion/complete' ? ref?.uri : params.uri;
+  const upstream = typeof uri === 'string' ? (ctx.session.routes.uriOwner(uri) ?? sole) : undefined;
+  if (upstream === undefined || !owners.includes(upstream)) throw new McpError(ErrorCode.InvalidParams, 'unknown resource (list the resources or templates first)');
+  return { upstream, params };
+}
 
-  function inwardPrompt(name: string, sole: string | undefined): { upstream: string; name: string } | undefined {
-    if (!prefixed) {
-      const upstream = session.routes.promptOwner(name) ?? sole;
-      return upstream === undefined ? undefined : { upstream, name };
-    }
-    const at = name.indexOf('__');
-    const upstream = at > 0 ? name.slice(0, at) : undefined;
-    return upstream !== undefined && upstreams.names.includes(upstream) ? { upstream, name: name.slice(at + 2) } : undefined;
+/** The upstream and its own name for a prompt name a session sent; undefined when it names none. */
+function inwardPrompt(ctx: RelayContext, name: string, sole: string | undefined): { upstream: string; name: string } | undefined {
+  if (ctx.upstreams.toolNames !== 'prefixed') {
+    const upstream = ctx.session.routes.promptOwner(name) ?? sole;
+    return upstream === undefined ? undefined : { upstream, name };
   }
+  const at = name.indexOf('__');
+  const upstream = at > 0 ? name.slice(0, at) : undefined;
+  return upstream !== undefined && ctx.upstreams.names.includes(upstream) ? { upstream, name: name.slice(at + 2) } : undefined;
 }
 
 /** Every entry of an upstream's list, all pages (bounded); an entry that is not an object is left out. */
