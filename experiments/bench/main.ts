@@ -22,6 +22,7 @@ import { transparency } from './scenarios/transparency';
 import { budgets } from './scenarios/budgets';
 import { schemaWork } from './scenarios/schemaWork';
 import { otel } from './scenarios/otel';
+import { gateway } from './scenarios/gateway';
 import type { BenchContext, ScenarioResult } from './scenarios/types';
 import { printTable } from './table';
 
@@ -40,6 +41,7 @@ const scenarios: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   '12': budgets,
   '13': schemaWork,
   '14': otel,
+  '15': gateway,
 };
 
 /**

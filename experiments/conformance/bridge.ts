@@ -1,7 +1,7 @@
 // A minimal Streamable HTTP front for a stdio MCP server command: one child process per HTTP
 // session, messages piped both ways. Test harness only (the conformance suite speaks HTTP, `atc
-// proxy` speaks stdio); `atc gateway` replaces it. Localhost only, with the Host check the suite's
-// DNS-rebinding scenario expects.
+// proxy` speaks stdio; the gateway front needs none). Localhost only, with the Host check the
+// suite's DNS-rebinding scenario expects.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { cli, loggingServer, writeJson } from './mcpProxy';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { cli, loggingServer, relayServer, writeJson } from './mcpProxy';
 
 // Real processes: the built `atc gateway` (dist/) with test upstreams, reached by the official
 // SDK client over Streamable HTTP.
@@ -16,9 +17,9 @@ export interface GatewayProcess {
 }
 
 /** Writes the config and starts `atc gateway`; resolves once it prints `listening on …`. */
-export async function startGatewayProcess(configFile: string, config: unknown): Promise<GatewayProcess> {
+export async function startGatewayProcess(configFile: string, config: unknown, extra: { readonly args?: readonly string[]; readonly env?: { readonly [name: string]: string } } = {}): Promise<GatewayProcess> {
   writeJson(configFile, config);
-  const child = spawn(process.execPath, [cli, 'gateway', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [cli, 'gateway', '--config', configFile, ...(extra.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...(extra.env ?? {}) } });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -42,12 +43,33 @@ export async function startGatewayProcess(configFile: string, config: unknown): 
   };
 }
 
-/** The official client connected to the gateway with this bearer credential. */
-export async function gatewayClient(url: URL, bearer: string | undefined): Promise<Client> {
+/** The official client connected to the gateway with this bearer credential (declaring `capabilities`). */
+export async function gatewayClient(url: URL, bearer: string | undefined, capabilities: ClientCapabilities = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } } });
-  const client = new Client({ name: 'gateway-test-client', version: '1.0.0' });
+  const client = new Client({ name: 'gateway-test-client', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
   return client;
+}
+
+/** Starts test/fixtures/mcpRelayServer.js over Streamable HTTP on 127.0.0.1 and resolves its URL. */
+export async function relayHttpServer(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [relayServer, '--http'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const m = /listening (\S+)/.exec(out);
+      if (m !== null) resolve(m[1] as string);
+    });
+    child.once('exit', () => reject(new Error('the HTTP relay test server exited')));
+  });
+  return {
+    url,
+    stop: () => {
+      child.stdin?.end();
+      child.kill();
+    },
+  };
 }
 
 export function stdioUpstream(log: string, extra: readonly string[] = []): { command: string[] } {

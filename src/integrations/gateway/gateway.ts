@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
+import type { GrantInvoke, McpTelemetry } from '../mcp/telemetry';
 import { printable } from '../../text/printable';
 import { bearerOf, sameCredential, type AuthRefused } from './auth';
 import type { AuthenticatorFactory } from './authenticators';
@@ -16,6 +17,7 @@ import { GatewaySession } from './session';
 import { createSessionServer } from './sessionServer';
 import { systemSetTimer, type SetTimer } from './stdioSupervisor';
 import { GatewayUpstreams } from './upstreams';
+import { sessionNotifier } from './sessionNotifier';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -31,6 +33,10 @@ export interface GatewayOptions {
   /** One line per decision or event; never a token, claim value or argument value. */
   readonly report?: (line: string) => void;
   readonly upstreamTimeoutMs?: number;
+  /** Spans per tools/call and per upstream call (`atc gateway --otel`); default none. */
+  readonly telemetry?: McpTelemetry;
+  /** How a session's call runs for its grant; default `ledger.invokeAsGrant` (`--otel`: inside the ledger's span). */
+  readonly invoke?: GrantInvoke;
 }
 
 export interface RunningGateway {
@@ -52,9 +58,19 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const setTimer = options.setTimer ?? systemSetTimer;
   const report = options.report ?? (() => undefined);
   const templates = new GrantTemplateIndex(ledger);
+  const sessions = new Map<string, GatewaySession>();
+  const notifier = sessionNotifier(sessions, report);
   let upstreams: GatewayUpstreams;
   try {
-    upstreams = await GatewayUpstreams.start(ledger, config, templates, { version: options.version, setTimer, report, ...(options.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutMs } : {}) });
+    upstreams = await GatewayUpstreams.start(ledger, config, templates, {
+      version: options.version,
+      setTimer,
+      report,
+      broadcast: notifier.broadcast,
+      toolsChanged: notifier.toolsChanged,
+      ...(options.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutMs } : {}),
+      ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
+    });
   } catch (error) {
     templates.close();
     throw error;
@@ -71,7 +87,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     throw error;
   }
 
-  const sessions = new Map<string, GatewaySession>();
   let opening = 0;
   let accepting = true;
   let metadataPath = `/.well-known/oauth-protected-resource${url.pathname}`;
@@ -112,7 +127,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const openSession = async (credentialDigest: Buffer, grantId: string, principal: string | undefined, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     opening++;
-    const session = new GatewaySession(credentialDigest, grantId, principal, clock(), (upstream) => upstreams.connectHttp(upstream));
+    const session = new GatewaySession(credentialDigest, grantId, principal, clock(), (upstream, owner) => upstreams.connectHttp(upstream, owner));
     try {
       session.transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -125,8 +140,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       session.transport.onclose = () => {
         const id = session.transport.sessionId;
         if (id !== undefined && sessions.get(id) === session) sessions.delete(id);
+        upstreams.releaseSubscriptions(session);
       };
-      session.server = createSessionServer({ ledger, session, tools: () => upstreams.tools, version: options.version, callsInFlightMax: config.limits.callsInFlightPerSessionMax, report });
+      session.server = createSessionServer({ ledger, session, tools: () => upstreams.tools, upstreams, version: options.version, callsInFlightMax: config.limits.callsInFlightPerSessionMax, report, ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}), ...(options.invoke !== undefined ? { invoke: options.invoke } : {}) });
       await session.server.connect(session.transport);
       await session.transport.handleRequest(req, res, body);
     } finally {
@@ -139,6 +155,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const session = sessions.get(id);
     if (session === undefined) return;
     sessions.delete(id);
+    upstreams.releaseSubscriptions(session);
     await session.close();
   };
 

@@ -1,15 +1,22 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RelaySession } from '../mcp/relay/callRouter';
+import type { UpstreamConnection } from './callContext';
+import { RelayRoutes } from './relayRoutes';
 
 /**
  * One agent session (`Mcp-Session-Id`): bound to the digest of the credential that opened it and to
- * the grant it acts for, with its own clients of the HTTP upstreams (opened on first use).
+ * the grant it acts for, with its own connections to the HTTP upstreams (opened on first use).
  */
 export class GatewaySession {
   lastSeen: number;
   inFlight = 0;
-  private readonly httpClients = new Map<string, Promise<Client>>();
+  /** Who this session is to the relay (an id unique in the process, and what its client declared). */
+  readonly relay: RelaySession;
+  /** Which upstream a resource URI or a prompt name the session has seen belongs to, and its subscriptions. */
+  readonly routes = new RelayRoutes();
+  private readonly httpConnections = new Map<string, Promise<UpstreamConnection>>();
   private readonly running = new Set<AbortController>();
   private closed = false;
   /** Set once the transport and server exist (right after construction). */
@@ -21,21 +28,27 @@ export class GatewaySession {
     readonly grantId: string,
     readonly principal: string | undefined,
     now: number,
-    private readonly connectHttp: (upstream: string) => Promise<Client>,
+    private readonly connectHttp: (upstream: string, session: GatewaySession) => Promise<UpstreamConnection>,
   ) {
     this.lastSeen = now;
+    this.relay = { id: randomUUID(), clientCapabilities: () => this.server.getClientCapabilities() };
   }
 
-  httpClient(upstream: string): Promise<Client> {
+  httpConnection(upstream: string): Promise<UpstreamConnection> {
     if (this.closed) return Promise.reject(new Error('the session is closed'));
-    let client = this.httpClients.get(upstream);
-    if (client === undefined) {
-      client = this.connectHttp(upstream);
+    let connection = this.httpConnections.get(upstream);
+    if (connection === undefined) {
+      connection = this.connectHttp(upstream, this);
       // A failed connection is not kept: the next call tries again.
-      client.catch(() => this.httpClients.delete(upstream));
-      this.httpClients.set(upstream, client);
+      connection.catch(() => this.httpConnections.delete(upstream));
+      this.httpConnections.set(upstream, connection);
     }
-    return client;
+    return connection;
+  }
+
+  /** The HTTP connections already open (or opening), by upstream. */
+  openHttpConnections(): ReadonlyMap<string, Promise<UpstreamConnection>> {
+    return this.httpConnections;
   }
 
   /** A call starts: its controller is aborted if the gateway shuts down before it ends. */
@@ -58,8 +71,8 @@ export class GatewaySession {
     this.closed = true;
     this.abortCalls();
     await this.server.close().catch(() => undefined);
-    const clients = Array.from(this.httpClients.values());
-    this.httpClients.clear();
-    await Promise.all(clients.map((c) => c.then((client) => client.close()).catch(() => undefined)));
+    const connections = Array.from(this.httpConnections.values());
+    this.httpConnections.clear();
+    await Promise.all(connections.map((c) => c.then((connection) => connection.client.close()).catch(() => undefined)));
   }
 }

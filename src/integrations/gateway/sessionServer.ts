@@ -1,38 +1,56 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RootsListChangedNotificationSchema, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Ledger } from '../../stream/types';
 import { toolCallResult, toolLabel } from '../mcp/callOutcome';
 import { printable } from '../../text/printable';
 import { refusedToolResult } from '../mcp/callResults';
+import { noTelemetry, type GrantInvoke, type McpTelemetry } from '../mcp/telemetry';
 import type { UpstreamToolSet } from '../mcp/upstreamTools';
-import { runAsSessionCall } from './callContext';
+import { runAsSessionCall, type GatewayCall } from './callContext';
 import type { GatewaySession } from './session';
+import { relaySessionRequests, sessionCapabilities, type SessionRelayUpstreams } from './sessionRelay';
+
+type CallToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface SessionServerOptions {
   readonly ledger: Ledger;
   readonly session: GatewaySession;
   readonly tools: () => UpstreamToolSet;
+  /** Everything but tools: resources, prompts, completion, logging level, ping (sessionRelay). */
+  readonly upstreams: SessionRelayUpstreams;
   readonly version: string;
   readonly callsInFlightMax: number;
   readonly report: (line: string) => void;
+  /** A server span per tools/call continuing the client's trace context (`--otel`); default none. */
+  readonly telemetry?: McpTelemetry;
+  /** How a call runs for the session's grant; default `ledger.invokeAsGrant`. */
+  readonly invoke?: GrantInvoke;
 }
 
 /**
  * A session's MCP server: `tools/list` shows the gateway tools the session's grant may call now,
  * and every `tools/call` goes through the ledger for that grant (the tool's `run` reaches the
- * upstream). Beyond `callsInFlightMax` running calls, a call is refused with a JSON-RPC error before
- * the ledger or any upstream sees it.
+ * upstream, relaying what the upstream sends during the call to this session). Beyond
+ * `callsInFlightMax` running calls, a call is refused with a JSON-RPC error before the ledger or
+ * any upstream sees it. Capabilities: tools, and what at least one upstream offers.
  */
 export function createSessionServer(options: SessionServerOptions): Server {
   const { ledger, session, report } = options;
-  const server = new Server({ name: 'atc-gateway', version: options.version }, { capabilities: { tools: { listChanged: false } } });
+  const capabilities = { tools: { listChanged: true }, ...sessionCapabilities(options.upstreams) };
+  const server = new Server({ name: 'atc-gateway', version: options.version }, { capabilities });
+  const telemetry = options.telemetry ?? noTelemetry;
+  const invoke: GrantInvoke = options.invoke ?? ((grantId, tool, args, invokeOptions) => ledger.invokeAsGrant(grantId, tool, args, invokeOptions));
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const visible = new Set(visibleNames(ledger, session.grantId));
     return { tools: Array.from(options.tools().registered.values()).filter((t) => visible.has(t.name)) };
   });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> =>
+    telemetry.serverRequest({ method: 'tools/call', target: request.params.name, meta: request.params._meta, requestId: extra.requestId, ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}) }, () => callTool(request, extra)),
+  );
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  async function callTool(request: CallToolRequest, extra: CallToolExtra): Promise<CallToolResult> {
     const name = request.params.name;
     if (session.inFlight >= options.callsInFlightMax) {
       report(`${toolLabel(name)} refused: ${session.inFlight} calls in flight on the session`);
@@ -49,13 +67,22 @@ export function createSessionServer(options: SessionServerOptions): Server {
     session.callStarted(controller);
     try {
       const progressToken = request.params._meta?.progressToken;
-      const call = { httpClient: (upstream: string) => session.httpClient(upstream), relay: progressToken === undefined ? undefined : { progressToken, sendNotification: extra.sendNotification } };
-      const outcome = await runAsSessionCall(call, () => ledger.invokeAsGrant<CallToolResult>(session.grantId, name, request.params.arguments ?? {}, { signal: controller.signal }));
+      const call: GatewayCall = {
+        httpConnection: (upstream) => session.httpConnection(upstream),
+        link: { session: session.relay, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification },
+        relay: progressToken === undefined ? undefined : { progressToken, sendNotification: extra.sendNotification },
+      };
+      const outcome = await runAsSessionCall(call, () => invoke<CallToolResult>(session.grantId, name, request.params.arguments ?? {}, { signal: controller.signal }));
       return toolCallResult(outcome, name, controller.signal.aborted, report);
     } finally {
       extra.signal.removeEventListener('abort', onAbort);
       session.callEnded(controller);
     }
+  }
+  relaySessionRequests(server, session, options.upstreams);
+  // The client's roots changed: the session's own upstream connections may ask again (during a call).
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    for (const connection of session.openHttpConnections().values()) void connection.then((c) => c.client.sendRootsListChanged()).catch(() => undefined);
   });
   return server;
 }

@@ -1,3 +1,5 @@
+import type { InvokeOptions, InvokeOutcome } from '../../stream/types';
+
 /**
  * What the MCP proxy and gateway ask of telemetry, so that they import no OpenTelemetry code: the
  * CLI hands them an implementation (agent-tool-capabilities/otel's `mcpTelemetry`) only with `--otel`.
@@ -30,3 +32,9 @@ export const noTelemetry: McpTelemetry = {
   serverRequest: (_request, handle) => handle(),
   upstreamRequest: (_request, send) => send({}),
 };
+
+/**
+ * How the gateway runs a call for a grant (default `ledger.invokeAsGrant`); with `--otel`, the
+ * same call inside the ledger's `execute_tool` span (agent-tool-capabilities/otel).
+ */
+export type GrantInvoke = <Result>(grantId: string, tool: string, args: unknown, options?: InvokeOptions) => Promise<InvokeOutcome<Result>>;

@@ -92,30 +92,39 @@ export async function attachUpstreamTool(ledger: Ledger, client: Client, tool: T
  * Registers upstream tools under the route's names (the gateway's `<upstream>__<tool>`). A name
  * listed twice, or refused by the ledger (a changed schema, a bad name), is refused, with why.
  */
-export async function registerRoutedTools(ledger: Ledger, tools: readonly Tool[], mapping: ResourceMapper, route: ToolRoute): Promise<UpstreamToolSet> {
-  const registered = new Map<string, Tool>();
-  const refused = new Map<string, string>();
+export async function registerRoutedTools(ledger: Ledger, tools: readonly Tool[], mapping: ResourceMapper, route: ToolRoute): Promise<LiveToolSet> {
+  const set: LiveToolSet = { registered: new Map(), refused: new Map(), attached: new Map() };
   for (const tool of tools) {
     const name = route.nameOf(tool);
-    if (registered.has(name) || refused.has(name)) {
-      refused.set(name, 'the upstream lists this name twice');
-      registered.delete(name);
+    if (set.registered.has(name) || set.refused.has(name)) {
+      set.refused.set(name, 'the upstream lists this name twice');
+      set.registered.delete(name);
       continue;
     }
-    try {
-      await ledger.registerTool({
-        name,
-        inputSchema: tool.inputSchema as JsonObject,
-        resources: (args, call) => mapping.resources(name, args, call),
-        run: (args, ctx) => route.run(tool, args, ctx.signal),
-      });
-      registered.set(name, name === tool.name ? tool : { ...tool, name });
-    } catch (error) {
-      const changed = error instanceof InvalidCommandError && error.code === 'tool_conflict';
-      refused.set(name, changed ? `the upstream's inputSchema for ${name} changed since the log registered it (a changed tool needs a new name)` : (error as Error).message);
+    const refusal = await attachRoutedTool(ledger, tool, name, mapping, route);
+    if (refusal !== undefined) set.refused.set(name, refusal);
+    else {
+      set.registered.set(name, name === tool.name ? tool : { ...tool, name });
+      set.attached.set(name, tool);
     }
   }
-  return { registered, refused };
+  return set;
+}
+
+/** Registers one upstream tool under `name`, its calls run by the route; resolves why not, if it was refused. */
+export async function attachRoutedTool(ledger: Ledger, tool: Tool, name: string, mapping: ResourceMapper, route: Pick<ToolRoute, 'run'>): Promise<string | undefined> {
+  try {
+    await ledger.registerTool({
+      name,
+      inputSchema: tool.inputSchema as JsonObject,
+      resources: (args, call) => mapping.resources(name, args, call),
+      run: (args, ctx) => route.run(tool, args, ctx.signal),
+    });
+    return undefined;
+  } catch (error) {
+    const changed = error instanceof InvalidCommandError && error.code === 'tool_conflict';
+    return changed ? `the upstream's inputSchema for ${name} changed since the log registered it (a changed tool needs a new name)` : (error as Error).message;
+  }
 }
 
 /** Forwards one call upstream (never re-sent), progress relayed when the client asked for it. */

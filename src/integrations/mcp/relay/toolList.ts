@@ -14,16 +14,35 @@ export interface ToolListChange {
   readonly restored: readonly string[];
 }
 
-export interface ToolListWatchOptions {
+/** The proxy's source: its one upstream, each tool registered under the upstream's name. */
+export interface ProxyToolSource {
   readonly ledger: Ledger;
   readonly upstream: Client;
-  readonly tools: LiveToolSet;
   readonly mapping: ResourceMapping;
   readonly forward?: ForwardOptions;
+}
+
+/** A host's own source (the gateway's): how to list, under which name a tool is kept, how to attach one. */
+export interface RoutedToolSource {
+  readonly list: () => Promise<Tool[]>;
+  readonly nameOf: (tool: Tool) => string;
+  /** Registers the tool with the ledger under `name`; resolves why not, if it was refused. */
+  readonly attach: (tool: Tool, name: string) => Promise<string | undefined>;
+}
+
+export type ToolListWatchOptions = (ProxyToolSource | RoutedToolSource) & {
+  /** Keyed by the names clients see; `attached` keeps each tool as the upstream listed it. */
+  readonly tools: LiveToolSet;
   /** After a re-list that changed something (to notify the sessions). */
   readonly changed: (change: ToolListChange) => void | Promise<void>;
   /** A re-list that failed (the upstream's list malformed, too long, the upstream gone): one line, no values. */
   readonly failed?: (why: string) => void;
+};
+
+function routed(options: ToolListWatchOptions): RoutedToolSource {
+  if ('list' in options) return options;
+  const { ledger, upstream, mapping } = options;
+  return { list: () => listUpstreamTools(upstream), nameOf: (tool) => tool.name, attach: (tool) => attachUpstreamTool(ledger, upstream, tool, mapping, options.forward ?? {}) };
 }
 
 export const changedSchemaRefusal = (name: string): string => `the upstream's inputSchema for ${name} changed while the proxy ran (a changed tool needs a new name)`;
@@ -62,12 +81,15 @@ export function toolListWatch(options: ToolListWatchOptions): { readonly notify:
 
 async function relist(options: ToolListWatchOptions): Promise<ToolListChange> {
   const { tools } = options;
+  const source = routed(options);
   const listed = new Map<string, Tool>();
   const twice = new Set<string>();
-  for (const tool of await listUpstreamTools(options.upstream)) {
-    if (listed.has(tool.name)) twice.add(tool.name);
-    listed.set(tool.name, tool);
+  for (const tool of await source.list()) {
+    const name = source.nameOf(tool);
+    if (listed.has(name)) twice.add(name);
+    listed.set(name, tool);
   }
+  const shown = (name: string, tool: Tool): Tool => (name === tool.name ? tool : { ...tool, name });
   const added: string[] = [];
   const hidden: string[] = [];
   const restored: string[] = [];
@@ -80,21 +102,21 @@ async function relist(options: ToolListWatchOptions): Promise<ToolListChange> {
     if (twice.has(name)) hide(name, 'the upstream lists this name twice');
     else if (attached !== undefined) {
       if (canonicalJson(attached.inputSchema) !== canonicalJson(tool.inputSchema)) hide(name, changedSchemaRefusal(name));
-      else if (tools.registered.has(name)) tools.registered.set(name, tool); // a new description or annotations: shown as listed
+      else if (tools.registered.has(name)) tools.registered.set(name, shown(name, tool)); // a new description or annotations: shown as listed
       else {
         tools.refused.delete(name);
-        tools.registered.set(name, tool);
+        tools.registered.set(name, shown(name, tool));
         restored.push(name);
       }
     } else if (tools.attached.size >= upstreamToolsMax) {
       // Each new name is an event in the log: an upstream renaming its tools forever stops here.
       tools.refused.set(name, `the upstream has named more than ${upstreamToolsMax} tools since the proxy started`);
     } else if (!tools.refused.has(name)) {
-      const refusal = await attachUpstreamTool(options.ledger, options.upstream, tool, options.mapping, options.forward ?? {});
+      const refusal = await source.attach(tool, name);
       if (refusal !== undefined) tools.refused.set(name, refusal);
       else {
         tools.attached.set(name, tool);
-        tools.registered.set(name, tool);
+        tools.registered.set(name, shown(name, tool));
         added.push(name);
       }
     }

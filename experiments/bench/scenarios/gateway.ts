@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createLedger, sqliteStore } from '../../../src';
+import { figures, now, round, type Figures } from '../stats';
+import { scratchDir } from '../tmpFiles';
+import type { BenchContext, ScenarioResult } from './types';
+
+const dist = path.resolve(__dirname, '../../..');
+const cli = path.join(dist, 'src/cli/main.js');
+const peer = path.join(dist, 'experiments/bench/peers/httpMcp.js');
+const sessionsCount = 64;
+const idleSessions = 200;
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly url: URL;
+  stop(): void;
+}
+
+/** Starts a process that prints `listening [on] <url>` once it serves. */
+async function started(args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: process.env.PATH ?? '' } });
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const m = /listening (?:on )?(\S+)/.exec(out);
+      if (m !== null) resolve(new URL(m[1] as string));
+    });
+    child.once('exit', (code) => reject(new Error(`${path.basename(args[0] ?? '')} exited (${code})`)));
+  });
+  return { child, url, stop: () => void child.kill('SIGTERM') };
+}
+
+async function connect(url: URL, bearer?: string): Promise<Client> {
+  const client = new Client({ name: 'bench-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } } }));
+  return client;
+}
+
+async function call(client: Client, i: number): Promise<void> {
+  const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+  if (result.isError === true) throw new Error(`call ${i} failed: ${JSON.stringify(result.content)}`);
+}
+
+/** Every session calls `perSession` times in a row, all sessions at once; one latency per call. */
+async function load(clients: readonly Client[], perSession: number): Promise<Figures> {
+  const lat = new Float64Array(clients.length * perSession);
+  const t0 = now();
+  await Promise.all(
+    clients.map(async (client, s) => {
+      for (let i = 0; i < perSession; i++) {
+        const t = now();
+        await call(client, i);
+        lat[s * perSession + i] = now() - t;
+      }
+    }),
+  );
+  return figures(lat, now() - t0);
+}
+
+function rssKiB(pid: number | undefined): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resident memory added per idle session (initialized, no call yet), KiB. */
+async function idleSessionKiB(url: URL, pid: number | undefined, bearer?: string): Promise<number> {
+  const before = rssKiB(pid);
+  const idle = await Promise.all(Array.from({ length: idleSessions }, () => connect(url, bearer)));
+  const after = rssKiB(pid);
+  await Promise.all(idle.map((c) => c.close().catch(() => undefined)));
+  return round((after - before) / idleSessions, 1);
+}
+
+const medianOf = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/**
+ * Scenario 15: `atc gateway` (durable SQLite ledger, a capability token) in front of a no-op HTTP
+ * upstream, against a plain pass-through on the same SDK and transport (an upstream client per
+ * session, no ledger), 64 concurrent Streamable HTTP sessions each calling in a row; the two
+ * alternate rounds in the same run. Also one session calling alone, and memory per idle session.
+ */
+export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
+  const scratch = scratchDir('gateway');
+  const rounds = ctx.quick ? 2 : 4;
+  const perSession = ctx.quick ? 10 : 12;
+  const loadAtStart = os.loadavg().map((l) => round(l, 2));
+  const echo = await started([peer, 'echo']);
+  const plain = await started([peer, 'plain', echo.url.href]);
+  const config = { ledger: scratch.file('gateway.sqlite'), listen: '127.0.0.1:0', publicUrl: 'http://127.0.0.1:0/mcp', upstreams: { up: { url: echo.url.href } }, toolNames: 'plain', auth: { tokens: true }, limits: { sessionsMax: 4 * idleSessions } };
+  writeFileSync(scratch.file('gateway.json'), JSON.stringify(config));
+  const gw = await started([cli, 'gateway', '--quiet', '--config', scratch.file('gateway.json')]);
+  const clients: Client[] = [];
+  try {
+    const ledger = createLedger({ store: sqliteStore({ path: scratch.file('gateway.sqlite') }) });
+    const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + 3_600_000, budget: { calls: 100_000_000, inputBytes: 100_000_000_000 } });
+    await ledger.close();
+    const sides = { plain: await Promise.all(Array.from({ length: sessionsCount }, () => connect(plain.url))), gateway: await Promise.all(Array.from({ length: sessionsCount }, () => connect(gw.url, token))) };
+    clients.push(...sides.plain, ...sides.gateway);
+    for (const side of [sides.plain, sides.gateway]) await load(side, 20); // warm-up: connections, JIT
+    const many: { plain: Figures[]; gateway: Figures[] } = { plain: [], gateway: [] };
+    const one: { plain: Figures[]; gateway: Figures[] } = { plain: [], gateway: [] };
+    for (let r = 0; r < rounds; r++) {
+      ctx.log(`  gateway round ${r + 1}/${rounds}`);
+      const order = r % 2 === 0 ? (['plain', 'gateway'] as const) : (['gateway', 'plain'] as const);
+      for (const side of order) many[side].push(await load(sides[side], perSession));
+      for (const side of order) one[side].push(await load(sides[side].slice(0, 1), perSession * 8));
+    }
+    const ratios = many.gateway.map((g, i) => g.opsPerSec / (many.plain[i] as Figures).opsPerSec);
+    const ratio = round(medianOf(ratios), 3);
+    const median = (list: Figures[]): number => medianOf(list.map((f) => f.medianUs));
+    const added64Ms = round((median(many.gateway) - median(many.plain)) / 1_000, 3);
+    const added1Ms = round((median(one.gateway) - median(one.plain)) / 1_000, 3);
+    const best = (list: Figures[]): Figures => [...list].sort((a, b) => b.opsPerSec - a.opsPerSec)[0] as Figures;
+    const idleGateway = await idleSessionKiB(gw.url, gw.child.pid, token);
+    const idlePlain = await idleSessionKiB(plain.url, plain.child.pid);
+    const loadAtEnd = os.loadavg().map((l) => round(l, 2));
+    return {
+      id: '15',
+      title: 'Gateway: atc gateway (SQLite) over a plain pass-through on the same SDK, 64 Streamable HTTP sessions',
+      figures: {
+        'plain pass-through, 64 sessions (per call)': best(many.plain),
+        'atc gateway, 64 sessions (per call)': best(many.gateway),
+        'plain pass-through, 1 session (per call)': best(one.plain),
+        'atc gateway, 1 session (per call)': best(one.gateway),
+      },
+      derived: {
+        throughputRatio64: ratio,
+        throughputRatiosPerRound: ratios.map((r) => round(r, 3)).join(' '),
+        addedMedianMs64: added64Ms,
+        addedMedianMs1: added1Ms,
+        addedMedianTargetMs: 1,
+        addedMedianPass: added64Ms <= 1,
+        idleSessionKiBGateway: idleGateway,
+        idleSessionKiBPlain: idlePlain,
+        loadAverageAtStart: loadAtStart.join(' '),
+        loadAverageAtEnd: loadAtEnd.join(' '),
+      },
+      target: { description: 'throughput at 64 sessions, atc gateway ÷ plain pass-through (median of round pairs; higher is better, at least the limit)', value: ratio, limit: 0.7, pass: ratio >= 0.7 },
+      notes: [
+        `median added per call at 64 sessions: ${added64Ms} ms, one session alone: ${added1Ms} ms (target ≤ 1 ms at 64 sessions: ${added64Ms <= 1 ? 'met' : 'not met'})`,
+        `resident memory per idle session (${idleSessions} sessions opened, initialize only): gateway ${idleGateway} KiB, plain ${idlePlain} KiB`,
+        'four processes: the bench (all 64 clients), the gateway or the pass-through, and the one no-op upstream (a session per agent session on both sides); rounds alternate which side goes first',
+        `load average at start ${loadAtStart.join(' ')}, at end ${loadAtEnd.join(' ')} on ${os.cpus().length} CPUs shared with other work: absolute figures are contended; the ratio is taken within the same run`,
+      ],
+    };
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    gw.stop();
+    plain.stop();
+    echo.stop();
+    scratch.cleanup();
+  }
+}
