@@ -1,4 +1,4 @@
-import { context, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type MeterProvider, type Span, type SpanOptions, type TracerProvider } from '@opentelemetry/api';
+import { context, metrics, SpanKind, SpanStatusCode, trace, type MeterProvider, type Span, type SpanOptions, type TracerProvider } from '@opentelemetry/api';
 import type { Subscription } from 'rxjs';
 import type { InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Ledger } from '../stream/types';
 import { attr, executeTool, instrumentName } from './attributes';
@@ -97,7 +97,21 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
   };
 }
 
-/** Sets what the log said on the span (one attributes object: one validation pass) and ends it. */
+/** Span names by tool, so that a call does not build its name again (bounded: cleared when full). */
+const spanNames = new Map<string, string>();
+const spanNamesMax = 1_024;
+
+function spanName(tool: string): string {
+  let name = spanNames.get(tool);
+  if (name === undefined) {
+    if (spanNames.size >= spanNamesMax) spanNames.clear();
+    name = `${executeTool} ${tool}`;
+    spanNames.set(tool, name);
+  }
+  return name;
+}
+
+/** Sets what the log said on the span, one attribute at a time (no attributes object per call), and ends it. */
 function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events: CallEvents | undefined, decided: string): void {
   if (outcome === undefined) {
     // invoke never throws for a decision; reaching here means the host's own code threw.
@@ -108,32 +122,23 @@ function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events:
   }
   const decision = events?.decision;
   const settlement = events?.settlement;
-  const tool = decision?.tool;
-  const attributes: Attributes = { [attr.toolCallId]: outcome.callId, [attr.decision]: decided, [attr.outcome]: outcome.status };
-  if (tool !== undefined) {
-    span.updateName(`${executeTool} ${tool}`);
-    attributes[attr.toolName] = tool;
-  }
+  span.setAttribute(attr.toolCallId, outcome.callId).setAttribute(attr.decision, decided).setAttribute(attr.outcome, outcome.status);
   if (decision !== undefined) {
-    if (decision.grantId !== undefined) attributes[attr.grantId] = decision.grantId;
-    attributes[attr.eventSeq] = decision.seq;
-    attributes[attr.eventHash] = decision.hash;
+    span.updateName(spanName(decision.tool));
+    span.setAttribute(attr.toolName, decision.tool);
+    if (decision.grantId !== undefined) span.setAttribute(attr.grantId, decision.grantId);
+    span.setAttribute(attr.eventSeq, decision.seq).setAttribute(attr.eventHash, decision.hash);
   }
-  if (settlement !== undefined) {
-    attributes[attr.settlementSeq] = settlement.seq;
-    attributes[attr.settlementHash] = settlement.hash;
-  }
+  if (settlement !== undefined) span.setAttribute(attr.settlementSeq, settlement.seq).setAttribute(attr.settlementHash, settlement.hash);
   if (outcome.status === 'rejected') {
-    attributes[attr.reason] = outcome.reason;
-    attributes[attr.errorType] = outcome.reason;
+    span.setAttribute(attr.reason, outcome.reason).setAttribute(attr.errorType, outcome.reason);
     span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
   } else if (outcome.status === 'failed') {
     const reason = settlement?.type === 'call.failed' && settlement.timedOut === true ? 'timed_out' : settlement?.type === 'call.failed' && settlement.cancelled === true ? 'cancelled' : 'tool_error';
-    attributes[attr.errorType] = reason;
+    span.setAttribute(attr.errorType, reason);
     // The error's message may quote what the tool saw; only its kind goes in the span.
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
   }
-  span.setAttributes(attributes);
   span.end();
 }
 
