@@ -154,7 +154,7 @@ describe('instrumentLedger spans', () => {
     instrumentLedger(ledger, { tracerProvider: new BasicTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] }), meterProvider: new MeterProvider({ readers: [reader] }) });
     expect((await ledger.invoke(grant.token, 't', {})).status).toBe('completed');
     expect(exporter.getFinishedSpans()).toHaveLength(0);
-    const counted = (await reader.collect()).resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).filter((m) => m.descriptor.name === 'atc.decisions').flatMap((m) => m.dataPoints);
+    const counted = (await reader.collect()).resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).filter((m) => m.descriptor.name === 'atc.decisions').flatMap((m) => m.dataPoints as { attributes: Record<string, unknown>; value: unknown }[]);
     expect(counted).toEqual([expect.objectContaining({ attributes: { 'atc.decision': 'admitted', 'atc.outcome': 'completed', 'gen_ai.tool.name': 't' }, value: 1 })]);
   });
 
