@@ -118,7 +118,18 @@ describe('atc gateway checks its policies at start', () => {
       policies: { dev: { ...clean, budget: { calls: 0, inputBytes: 10 } } },
     });
     try {
-      expect(gateway.stderr()).toContain('policy warning: #/policies/dev/budget/calls warning zero_budget');
+      // stderr is its own pipe: the warning, written before `listening on`, may be read after it.
+      const warning = 'policy warning: #/policies/dev/budget/calls warning zero_budget';
+      await new Promise<void>((resolve) => {
+        const seen = (): void => {
+          if (!gateway.stderr().includes(warning)) return;
+          gateway.child.stderr?.off('data', seen);
+          resolve();
+        };
+        gateway.child.stderr?.on('data', seen);
+        seen();
+      });
+      expect(gateway.stderr()).toContain(warning);
     } finally {
       expect(await gateway.stop()).toBe(0);
     }
