@@ -110,6 +110,54 @@ describe('instrumentLedger spans', () => {
     void token;
   });
 
+  test('a retry answered by idempotency replay carries the seq and hash of its own call.replayed event', async () => {
+    const { ledger, token, spans } = await setup();
+    const first = await ledger.invoke(token, 'notes.write', { text: 'a' }, { idempotencyKey: 'k1' });
+    const retry = await ledger.invoke(token, 'notes.write', { text: 'a' }, { idempotencyKey: 'k1' });
+    expect(retry).toMatchObject({ callId: first.callId, replayed: true });
+    const replayed = ledger.events().find((e) => e.type === 'call.replayed');
+    expect(replayed).toMatchObject({ replayOf: first.callId });
+    const span = spans()[1];
+    expect(span?.name).toBe('execute_tool notes.write');
+    expect(span?.attributes).toMatchObject({ 'gen_ai.tool.call.id': first.callId, 'atc.decision': 'replayed', 'atc.event.seq': replayed?.seq, 'atc.event.hash': replayed?.hash });
+    expect(span?.attributes['atc.settlement.seq']).toBeUndefined();
+  });
+
+  test('a retry replayed while the first call still runs leaves the first call its own events', async () => {
+    const { ledger, spans } = await setup();
+    let release: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (release = resolve));
+    await ledger.registerTool({ name: 'slow', inputSchema: { type: 'object' }, run: async () => running.then(() => 'done') });
+    const grant = await ledger.issue({ tools: ['slow'], budget: { calls: 5, inputBytes: 1000 }, expiresAt: T + 1_000_000 });
+    const first = ledger.invoke(grant.token, 'slow', {}, { idempotencyKey: 'k' });
+    const retries = [ledger.invoke(grant.token, 'slow', {}, { idempotencyKey: 'k' }), ledger.invoke(grant.token, 'slow', {}, { idempotencyKey: 'k' })];
+    // Both retries are decided (logged call.replayed) while the first still runs.
+    const decided = (): number => ledger.events().filter((e) => e.type === 'call.replayed').length;
+    while (decided() < 2) await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const outcomes = await Promise.all([first, ...retries]);
+    const admitted = ledger.events().find((e) => e.type === 'call.admitted' && e.tool === 'slow');
+    const replays = ledger.events().filter((e) => e.type === 'call.replayed');
+    const byDecision = (d: string) => spans().filter((s) => s.attributes['atc.decision'] === d && s.name === 'execute_tool slow');
+    expect(byDecision('admitted').map((s) => s.attributes['atc.event.seq'])).toEqual([admitted?.seq]);
+    expect(byDecision('replayed').map((s) => s.attributes['atc.event.seq']).sort()).toEqual(replays.map((e) => e.seq).sort());
+    expect(outcomes.every((o) => o.callId === outcomes[0]?.callId)).toBe(true);
+  });
+
+  test('a span the sampler drops records nothing, while the call is still counted', async () => {
+    const { AlwaysOffSampler } = await import('@opentelemetry/sdk-trace-base');
+    const exporter = new InMemorySpanExporter();
+    const reader = new TestReader();
+    const ledger = createLedger({ clock: () => T });
+    await ledger.registerTool({ name: 't', inputSchema: { type: 'object' }, run: async () => 'ok' });
+    const grant = await ledger.issue({ tools: ['t'], budget: { calls: 5, inputBytes: 1000 }, expiresAt: T + 10 });
+    instrumentLedger(ledger, { tracerProvider: new BasicTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] }), meterProvider: new MeterProvider({ readers: [reader] }) });
+    expect((await ledger.invoke(grant.token, 't', {})).status).toBe('completed');
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    const counted = (await reader.collect()).resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).filter((m) => m.descriptor.name === 'atc.decisions').flatMap((m) => m.dataPoints as { attributes: Record<string, unknown>; value: unknown }[]);
+    expect(counted).toEqual([expect.objectContaining({ attributes: { 'atc.decision': 'admitted', 'atc.outcome': 'completed', 'gen_ai.tool.name': 't' }, value: 1 })]);
+  });
+
   test('no span or metric carries the token or an argument value', async () => {
     const { ledger, token, spans, metrics } = await setup();
     await ledger.invoke(token, 'notes.write', { text: secretText });

@@ -2,6 +2,7 @@ import type { LedgerEvent } from '../domain/events';
 
 type DecisionLike = Extract<LedgerEvent, { type: 'call.admitted' | 'call.rejected' | 'call.replayed' }>;
 type SettlementLike = Extract<LedgerEvent, { type: 'call.completed' | 'call.failed' }>;
+type ReplayedEvent = Extract<LedgerEvent, { type: 'call.replayed' }>;
 
 /** What the log says about one call: its decision and, once settled, its settlement. */
 export interface CallEvents {
@@ -14,9 +15,15 @@ export interface CallEvents {
  * published (always before `invoke` resolves) until that `invoke` takes them. Only recorded while
  * such a call is running, and at most `max` calls at once (oldest dropped), so other writers'
  * calls and calls that never come back for theirs cannot grow it.
+ *
+ * A retry answered by idempotency replay resolves with the *first* call's id, while the log's
+ * `call.replayed` event has the retry's own id (never returned) and names the first in `replayOf`.
+ * So replays are kept apart, by `replayOf`, first logged first taken: the retry's span gets the
+ * seq and hash of a `call.replayed` event of its own, and never takes the first call's events.
  */
 export class CallEventIndex {
   private readonly byCall = new Map<string, CallEvents>();
+  private readonly replays = new Map<string, ReplayedEvent[]>();
   private running = 0;
 
   constructor(private readonly max: number) {}
@@ -26,12 +33,15 @@ export class CallEventIndex {
   }
 
   /** Ends one call and hands over what the log said about it (nothing for a call that threw). */
-  end(callId: string | undefined): CallEvents | undefined {
+  end(callId: string | undefined, replayed: boolean): CallEvents | undefined {
     this.running--;
-    const found = callId === undefined ? undefined : this.byCall.get(callId);
-    if (callId !== undefined) this.byCall.delete(callId);
+    let found: CallEvents | undefined;
+    if (callId !== undefined) found = replayed ? this.takeReplay(callId) : this.take(callId);
     // Map#clear allocates a new table even when empty: only when something is left behind.
-    if (this.running === 0 && this.byCall.size > 0) this.byCall.clear();
+    if (this.running === 0) {
+      if (this.byCall.size > 0) this.byCall.clear();
+      if (this.replays.size > 0) this.replays.clear();
+    }
     return found;
   }
 
@@ -40,8 +50,10 @@ export class CallEventIndex {
     switch (event.type) {
       case 'call.admitted':
       case 'call.rejected':
-      case 'call.replayed':
         this.entry(event.callId).decision = event;
+        return;
+      case 'call.replayed':
+        this.recordReplay(event);
         return;
       case 'call.completed':
       case 'call.failed': {
@@ -55,16 +67,44 @@ export class CallEventIndex {
     }
   }
 
+  private take(callId: string): CallEvents | undefined {
+    const found = this.byCall.get(callId);
+    if (found !== undefined) this.byCall.delete(callId);
+    return found;
+  }
+
+  private takeReplay(firstCallId: string): CallEvents | undefined {
+    const queue = this.replays.get(firstCallId);
+    const event = queue?.shift();
+    if (queue !== undefined && queue.length === 0) this.replays.delete(firstCallId);
+    return event === undefined ? undefined : { decision: event };
+  }
+
+  private recordReplay(event: ReplayedEvent): void {
+    const queue = this.replays.get(event.replayOf);
+    if (queue !== undefined) {
+      if (queue.length < this.max) queue.push(event);
+      return;
+    }
+    this.makeRoom();
+    this.replays.set(event.replayOf, [event]);
+  }
+
   private entry(callId: string): CallEvents {
     let found = this.byCall.get(callId);
     if (found === undefined) {
-      if (this.byCall.size >= this.max) {
-        const oldest = this.byCall.keys().next();
-        if (oldest.done !== true) this.byCall.delete(oldest.value);
-      }
+      this.makeRoom();
       found = {};
       this.byCall.set(callId, found);
     }
     return found;
+  }
+
+  /** Drops the oldest call (or replayed call) once `max` are held. */
+  private makeRoom(): void {
+    if (this.byCall.size + this.replays.size < this.max) return;
+    const from = this.byCall.size > 0 ? this.byCall : this.replays;
+    const oldest = from.keys().next();
+    if (oldest.done !== true) from.delete(oldest.value);
   }
 }

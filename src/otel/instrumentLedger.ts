@@ -1,9 +1,9 @@
-import { context, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api';
+import { context, metrics, SpanKind, SpanStatusCode, trace, type MeterProvider, type Span, type SpanOptions, type TracerProvider } from '@opentelemetry/api';
 import type { Subscription } from 'rxjs';
 import type { InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Ledger } from '../stream/types';
 import { attr, executeTool, instrumentName } from './attributes';
 import { CallEventIndex, type CallEvents } from './callEvents';
-import { LedgerMetrics, type CallMetricAttributes } from './ledgerMetrics';
+import { LedgerMetrics } from './ledgerMetrics';
 
 export interface InstrumentLedgerOptions {
   /** Default: the global tracer provider (`trace.getTracerProvider()`). */
@@ -27,12 +27,18 @@ export interface LedgerInstrumentation {
 /** Calls whose events are held at once while their `invoke` runs (see CallEventIndex). */
 const callsHeldMax = 10_000;
 
+/** The same options for every span: the SDK copies what it keeps, so one frozen object serves all. */
+const spanOptions: SpanOptions = Object.freeze({ kind: SpanKind.INTERNAL, attributes: Object.freeze({ [attr.operationName]: executeTool }) });
+
+type Invoke = (token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions) => Promise<KeyedInvokeOutcome>;
+
 /**
  * Instruments a ledger in place: every `invoke` gets a span `execute_tool <tool>` in the active
  * context, carrying the call's id, grant, decision, reason and the seq and hash of the event that
- * logged the decision (so a span can be checked against the log: `atc prove --seq`). Rejections and
- * failures set the span's status to error. Never a token or an argument value: attributes come
- * from the logged events, which hold neither.
+ * logged the decision (so a span can be checked against the log: `atc prove --seq`); a retry
+ * answered by idempotency replay carries its own `call.replayed` event's. Rejections and failures
+ * set the span's status to error. Never a token or an argument value: attributes come from the
+ * logged events, which hold neither.
  */
 export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOptions = {}): LedgerInstrumentation {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(instrumentName);
@@ -41,22 +47,42 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
   const index = new CallEventIndex(callsHeldMax);
   const subscription: Subscription = ledger.events$.subscribe({ next: (event) => index.record(event) });
   const own = Object.getOwnPropertyDescriptor(ledger, 'invoke');
-  const original = ledger.invoke.bind(ledger) as (token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions) => Promise<KeyedInvokeOutcome>;
+  const original = ledger.invoke as Invoke;
 
-  const invoke = async (token: string, tool: string, args: unknown, invokeOptions?: InvokeOptions | KeyedInvokeOptions): Promise<KeyedInvokeOutcome> => {
+  const settle = (span: Span, started: number, outcome: KeyedInvokeOutcome | undefined): void => {
+    const events = index.end(outcome?.callId, outcome !== undefined && outcome.status !== 'rejected' && outcome.replayed === true);
+    const decided = outcome === undefined ? 'error' : decisionOf(outcome, events?.decision?.type);
+    // A span the sampler dropped records nothing: only the metrics are worth the work then.
+    if (span.isRecording()) finishSpan(span, outcome, events, decided);
+    else span.end();
+    const reason = outcome?.status === 'rejected' ? outcome.reason : undefined;
+    ledgerMetrics.recordCall(decided, outcome?.status ?? 'error', reason, checkedTool(events, reason), (performance.now() - started) / 1000, events?.decision?.grantId);
+  };
+
+  // Not an async function: one `then` instead of an async frame and its awaits (each a promise the
+  // context manager's hook also sees), and no per-call closure to run the original in the span's context.
+  const invoke: Invoke = (token, tool, args, invokeOptions) => {
     const started = performance.now();
     // The name is final once the log has the tool's name as it recorded it; until then, the operation.
-    const span = tracer.startSpan(executeTool, { kind: SpanKind.INTERNAL, attributes: { [attr.operationName]: executeTool } });
+    const span = tracer.startSpan(executeTool, spanOptions);
     index.begin();
-    let outcome: KeyedInvokeOutcome | undefined;
+    let pending: Promise<KeyedInvokeOutcome>;
     try {
-      outcome = await context.with(trace.setSpan(context.active(), span), () => original(token, tool, args, invokeOptions));
-      return outcome;
-    } finally {
-      const events = index.end(outcome?.callId);
-      const attributes = finishSpan(span, outcome, events);
-      ledgerMetrics.recordCall(attributes, (performance.now() - started) / 1000, events?.decision?.grantId);
+      pending = context.with(trace.setSpan(context.active(), span), original, ledger, token, tool, args, invokeOptions);
+    } catch (error) {
+      settle(span, started, undefined);
+      throw error;
     }
+    return pending.then(
+      (outcome) => {
+        settle(span, started, outcome);
+        return outcome;
+      },
+      (error: unknown) => {
+        settle(span, started, undefined);
+        throw error;
+      },
+    );
   };
   Object.defineProperty(ledger, 'invoke', { value: invoke, configurable: true, writable: true, enumerable: false });
 
@@ -71,46 +97,49 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
   };
 }
 
-/** Sets what the log said on the span (one attributes object: one validation pass), ends it, and returns the metric attributes. */
-function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events: CallEvents | undefined): CallMetricAttributes {
+/** Span names by tool, so that a call does not build its name again (bounded: cleared when full). */
+const spanNames = new Map<string, string>();
+const spanNamesMax = 1_024;
+
+function spanName(tool: string): string {
+  let name = spanNames.get(tool);
+  if (name === undefined) {
+    if (spanNames.size >= spanNamesMax) spanNames.clear();
+    name = `${executeTool} ${tool}`;
+    spanNames.set(tool, name);
+  }
+  return name;
+}
+
+/** Sets what the log said on the span, one attribute at a time (no attributes object per call), and ends it. */
+function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events: CallEvents | undefined, decided: string): void {
   if (outcome === undefined) {
     // invoke never throws for a decision; reaching here means the host's own code threw.
     span.setStatus({ code: SpanStatusCode.ERROR });
     span.setAttribute(attr.errorType, 'exception');
     span.end();
-    return { decision: 'error', outcome: 'error' };
+    return;
   }
   const decision = events?.decision;
   const settlement = events?.settlement;
-  const tool = decision?.tool;
-  const decided = decisionOf(outcome, decision?.type);
-  const attributes: Attributes = { [attr.toolCallId]: outcome.callId, [attr.decision]: decided, [attr.outcome]: outcome.status };
-  if (tool !== undefined) {
-    span.updateName(`${executeTool} ${tool}`);
-    attributes[attr.toolName] = tool;
-  }
+  span.setAttribute(attr.toolCallId, outcome.callId).setAttribute(attr.decision, decided).setAttribute(attr.outcome, outcome.status);
   if (decision !== undefined) {
-    if (decision.grantId !== undefined) attributes[attr.grantId] = decision.grantId;
-    attributes[attr.eventSeq] = decision.seq;
-    attributes[attr.eventHash] = decision.hash;
+    span.updateName(spanName(decision.tool));
+    span.setAttribute(attr.toolName, decision.tool);
+    if (decision.grantId !== undefined) span.setAttribute(attr.grantId, decision.grantId);
+    span.setAttribute(attr.eventSeq, decision.seq).setAttribute(attr.eventHash, decision.hash);
   }
-  if (settlement !== undefined) {
-    attributes[attr.settlementSeq] = settlement.seq;
-    attributes[attr.settlementHash] = settlement.hash;
-  }
+  if (settlement !== undefined) span.setAttribute(attr.settlementSeq, settlement.seq).setAttribute(attr.settlementHash, settlement.hash);
   if (outcome.status === 'rejected') {
-    attributes[attr.reason] = outcome.reason;
-    attributes[attr.errorType] = outcome.reason;
+    span.setAttribute(attr.reason, outcome.reason).setAttribute(attr.errorType, outcome.reason);
     span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
   } else if (outcome.status === 'failed') {
     const reason = settlement?.type === 'call.failed' && settlement.timedOut === true ? 'timed_out' : settlement?.type === 'call.failed' && settlement.cancelled === true ? 'cancelled' : 'tool_error';
-    attributes[attr.errorType] = reason;
+    span.setAttribute(attr.errorType, reason);
     // The error's message may quote what the tool saw; only its kind goes in the span.
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
   }
-  span.setAttributes(attributes);
   span.end();
-  return metricAttributes(outcome, decided, tool);
 }
 
 function decisionOf(outcome: KeyedInvokeOutcome, logged: string | undefined): string {
@@ -120,14 +149,13 @@ function decisionOf(outcome: KeyedInvokeOutcome, logged: string | undefined): st
 }
 
 /**
- * The attributes of a call's metrics: decision, reason and outcome (closed sets), and the tool's
- * name only once the ledger has checked it is a registered tool (an agent chooses the name it sends,
- * and the reasons before `tool_not_granted` are decided before the name is looked up).
+ * The tool a call's metrics name: only once the ledger has checked it is a registered tool (an agent
+ * chooses the name it sends, and the reasons before `tool_not_granted` are decided before the name is
+ * looked up). The name as the log recorded it.
  */
-function metricAttributes(outcome: KeyedInvokeOutcome, decision: string, tool: string | undefined): CallMetricAttributes {
-  const reason = outcome.status === 'rejected' ? outcome.reason : undefined;
-  const checkedTool = tool !== undefined && !(reason !== undefined && uncheckedToolReasons.has(reason)) ? tool : undefined;
-  return { decision, outcome: outcome.status, ...(reason !== undefined ? { reason } : {}), ...(checkedTool !== undefined ? { tool: checkedTool } : {}) };
+function checkedTool(events: CallEvents | undefined, reason: string | undefined): string | undefined {
+  const tool = events?.decision?.tool;
+  return tool !== undefined && !(reason !== undefined && uncheckedToolReasons.has(reason)) ? tool : undefined;
 }
 
 const uncheckedToolReasons = new Set<string>(['unknown_token', 'revoked', 'not_yet_valid', 'expired', 'unknown_tool', 'ledger_unavailable']);

@@ -2,15 +2,12 @@ import type { Attributes, BatchObservableResult, Histogram, Meter, ObservableCou
 import type { Ledger, Usage } from '../stream/types';
 import { attr, metricNames } from './attributes';
 
-/** A call's metric attributes, by meaning (all from closed sets, the tool once checked). */
-export interface CallMetricAttributes {
+/** One combination of a call's metric attributes (decision, outcome, reason, tool: closed sets, the tool once checked). */
+interface Tally {
   readonly decision: string;
   readonly outcome: string;
-  readonly reason?: string;
-  readonly tool?: string;
-}
-
-interface Tally {
+  readonly reason: string | undefined;
+  readonly tool: string | undefined;
   readonly attributes: Attributes;
   calls: number;
 }
@@ -25,6 +22,7 @@ export class LedgerMetrics {
   private readonly decisions: ObservableCounter;
   /** Decisions counted here and observed at collection: one Map lookup per call instead of the SDK hashing an attribute set. */
   private readonly tallies = new Map<string, Tally>();
+  private lastTally: Tally | undefined;
   private readonly duration: Histogram;
   private readonly used: ObservableGauge;
   private readonly limit: ObservableGauge;
@@ -43,12 +41,17 @@ export class LedgerMetrics {
     meter.addBatchObservableCallback(this.observe, [this.decisions, this.used, this.limit]);
   }
 
-  recordCall(call: CallMetricAttributes, seconds: number, grantId: string | undefined): void {
-    const key = `${call.decision} ${call.outcome} ${call.reason ?? ''} ${call.tool ?? ''}`;
-    let tally = this.tallies.get(key);
-    if (tally === undefined) {
-      tally = { attributes: attributesOf(call), calls: 0 };
-      this.tallies.set(key, tally);
+  recordCall(decision: string, outcome: string, reason: string | undefined, tool: string | undefined, seconds: number, grantId: string | undefined): void {
+    let tally = this.lastTally;
+    // Most calls repeat the previous one's attributes: then no key string is built and nothing is looked up.
+    if (tally === undefined || tally.decision !== decision || tally.outcome !== outcome || tally.reason !== reason || tally.tool !== tool) {
+      const key = `${decision} ${outcome} ${reason ?? ''} ${tool ?? ''}`;
+      tally = this.tallies.get(key);
+      if (tally === undefined) {
+        tally = { decision, outcome, reason, tool, attributes: attributesOf(decision, outcome, reason, tool), calls: 0 };
+        this.tallies.set(key, tally);
+      }
+      this.lastTally = tally;
     }
     tally.calls++;
     this.duration.record(seconds, tally.attributes);
@@ -98,9 +101,9 @@ function* dimensionsOf(usage: Usage): Iterable<readonly [string, { readonly used
   if (usage.rate !== undefined) yield ['rate_window', { used: usage.rate.inWindow, limit: usage.rate.limit }];
 }
 
-function attributesOf(call: CallMetricAttributes): Attributes {
-  const attributes: Attributes = { [attr.decision]: call.decision, [attr.outcome]: call.outcome };
-  if (call.reason !== undefined) attributes[attr.reason] = call.reason;
-  if (call.tool !== undefined) attributes[attr.toolName] = call.tool;
+function attributesOf(decision: string, outcome: string, reason: string | undefined, tool: string | undefined): Attributes {
+  const attributes: Attributes = { [attr.decision]: decision, [attr.outcome]: outcome };
+  if (reason !== undefined) attributes[attr.reason] = reason;
+  if (tool !== undefined) attributes[attr.toolName] = tool;
   return attributes;
 }

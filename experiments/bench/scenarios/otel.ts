@@ -42,16 +42,28 @@ function contender(op: (i: number) => Promise<void>, withContext: boolean): Remo
 export async function otel(ctx: BenchContext): Promise<ScenarioResult> {
   const plain = await oursLedger();
   const traced = await oursLedger();
+  const tracedSpansOnly = await oursLedger();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(discardSpans, { scheduledDelayMillis: 200, maxQueueSize: 8_192, maxExportBatchSize: 2_048 })] });
   const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: discardMetrics, exportIntervalMillis: 1_000 })] });
   instrumentLedger(traced.ledger, { tracerProvider, meterProvider });
+  // The global meter provider is the API's no-op one: spans, and metrics that record nothing.
+  instrumentLedger(tracedSpansOnly.ledger, { tracerProvider });
   const plainToken = plain.tokens[0] as string;
   const tracedToken = traced.tokens[0] as string;
+  const spansOnlyToken = tracedSpansOnly.tokens[0] as string;
+  // The floor any span per call pays: an empty span through the same BatchSpanProcessor around a plain call.
+  const floorTracer = tracerProvider.getTracer('bench-floor');
+  const inEmptySpan = (i: number): Promise<void> => {
+    const span = floorTracer.startSpan('execute_tool');
+    return oursCall(plain.ledger, plainToken, i).then(() => span.end());
+  };
   const figures = await interleaved(
     {
       'plain call': contender((i) => oursCall(plain.ledger, plainToken, i), false),
       'plain call, context manager on': contender((i) => oursCall(plain.ledger, plainToken, i), true),
       'instrumented call': contender((i) => oursCall(traced.ledger, tracedToken, i), true),
+      'plain call in an empty span (floor)': contender(inEmptySpan, true),
+      'instrumented call, no-op metrics': contender((i) => oursCall(tracedSpansOnly.ledger, spansOnlyToken, i), true),
     },
     ctx.quick ? 4 : 10,
     ctx.quick ? 2_000 : 10_000,
@@ -61,6 +73,7 @@ export async function otel(ctx: BenchContext): Promise<ScenarioResult> {
   await meterProvider.shutdown();
   await plain.ledger.close();
   await traced.ledger.close();
+  await tracedSpansOnly.ledger.close();
   const rate = (name: string): number => figures[name]?.opsPerSec ?? Number.NaN;
   const median = (name: string): number => figures[name]?.medianUs ?? Number.NaN;
   const ratio = round(rate('plain call') / rate('instrumented call'), 3);
@@ -72,10 +85,15 @@ export async function otel(ctx: BenchContext): Promise<ScenarioResult> {
       'cost ratio instrumented/plain': ratio,
       'median ratio instrumented/plain': round(median('instrumented call') / median('plain call'), 3),
       'cost ratio instrumented/plain with the context manager on both': round(rate('plain call, context manager on') / rate('instrumented call'), 3),
+      'floor cost ratio (empty span + BatchSpanProcessor)/plain': round(rate('plain call') / rate('plain call in an empty span (floor)'), 3),
+      'floor median ratio': round(median('plain call in an empty span (floor)') / median('plain call'), 3),
+      'ours above the floor, median µs': round(median('instrumented call') - median('plain call in an empty span (floor)'), 2),
+      'cost ratio instrumented with no-op metrics/plain': round(rate('plain call') / rate('instrumented call, no-op metrics'), 3),
     },
     target: { description: 'a call with instrumentLedger costs ≤ 1.3× an uninstrumented call', value: ratio, limit: 1.3, pass: ratio <= 1.3 },
     notes: [
       'Sequential, in memory, the policy of scenario 1. Spans go through a BatchSpanProcessor to an exporter that drops them; metrics through a periodic reader every second.',
+      'The floor is what any span per call costs on this SDK: an empty span (no attributes, no context.with) through the same BatchSpanProcessor around a plain call; "ours above the floor" is the rest of the instrumentation (event index, context, attributes, metrics). "no-op metrics" is the instrumented call with the API\'s no-op meter provider.',
       'The instrumented side runs with the AsyncLocalStorage context manager (Node runs a hook on every promise while it is on); the plain side without it. The third figure has it on for a plain call, to separate its cost from the instrumentation\'s own.',
     ],
   };

@@ -31,6 +31,7 @@ export async function runPolicy(args: readonly string[], io: CliIo = processIo, 
   if ('error' in read) return usageError(spec, io, read.error);
   switch (read.sub) {
     case 'check':
+      if (read.gateway !== undefined) return (await import('./policyCheckGateway')).runPolicyCheckGateway(read.gateway, read.json, io, now());
       return (await import('./policyCheck')).runPolicyCheck(read, io, now());
     case 'test':
       return (await import('./policyTest')).runPolicyTest(read, io, now());

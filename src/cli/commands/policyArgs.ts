@@ -15,6 +15,8 @@ export interface PolicyArgs {
   /** diff: the candidate policy file and the grant to compare. */
   readonly policy?: string;
   readonly grant?: string;
+  /** check: a gateway config whose every policy is checked against its upstreams' tools. */
+  readonly gateway?: string;
 }
 
 const logs = 'a SQLite file, a postgres:// URL or a JSON Lines file';
@@ -25,6 +27,7 @@ const toolOptions: readonly OptionSpec[] = [
   { name: 'ledger', value: '<log>', description: `take the tools (and their schemas) from a log's tool.registered events: ${logs}` },
   json,
 ];
+const gatewayOption: OptionSpec = { name: 'gateway', value: '<gateway.json>', description: "check every policy of a gateway config instead of a policy file, against the tools its upstreams list (started, listed, stopped) under the gateway's names; pointers are into the config" };
 const diffOptions: readonly OptionSpec[] = [
   { name: 'policy', value: '<candidate.json>', required: true, description: 'the candidate policy the logged calls are re-decided under' },
   { name: 'grant', value: 'ID', description: 'compare only the calls of this grant (and its delegations); default every root grant' },
@@ -36,11 +39,11 @@ export const policySpecs: { readonly [S in PolicySubcommand]: CommandSpec } = {
   check: {
     name: 'policy check',
     summary: 'lint a policy against the tools an upstream lists or a log holds; each problem with a JSON Pointer into the policy',
-    usage: ['<policy.json> [-- <command> [args…] | --upstream-command "<command…>" | --url <http://…> | --ledger <log>] [--json]'],
-    description: 'Exit 0: no problem; 1: problems; 2: usage, or the policy or tools could not be read. Without a tool source, the rules that need the tools are not checked (said on stderr). docs/policies.md lists the rules.',
+    usage: ['<policy.json> [-- <command> [args…] | --upstream-command "<command…>" | --url <http://…> | --ledger <log>] [--json]', '--gateway <gateway.json> [--json]'],
+    description: 'Exit 0: no problem; 1: problems; 2: usage, or the policy, config or tools could not be read. Without a tool source, the rules that need the tools are not checked (said on stderr). With --gateway each problem also has a level: an error stops `atc gateway` from starting, a warning does not. docs/policies.md lists the rules and levels.',
     rest: true,
-    operands: { name: 'policy file', min: 1, max: 1 },
-    options: toolOptions,
+    operands: { name: 'policy file', min: 0, max: 1 },
+    options: [...toolOptions.slice(0, -1), gatewayOption, json],
   },
   test: {
     name: 'policy test',
@@ -65,9 +68,9 @@ export const policySpecs: { readonly [S in PolicySubcommand]: CommandSpec } = {
 export const policyGroupSpec: CommandSpec = {
   name: 'policy',
   summary: 'check a policy against the real tools, test it with sample calls, diff it against a log (check | test | diff)',
-  usage: [`check ${policySpecs.check.usage[0] as string}`, `test  ${policySpecs.test.usage[0] as string}`, `diff  ${policySpecs.diff.usage[0] as string}`],
+  usage: [`check ${policySpecs.check.usage[0] as string}`, `check ${policySpecs.check.usage[1] as string}`, `test  ${policySpecs.test.usage[0] as string}`, `diff  ${policySpecs.diff.usage[0] as string}`],
   description: 'Run `atc policy <check | test | diff> --help` for one sub-command. docs/policies.md has the format, examples and a CI workflow.',
-  options: [...toolOptions.filter((o) => o !== json), ...diffOptions],
+  options: [...toolOptions.filter((o) => o !== json), gatewayOption, ...diffOptions],
 };
 
 export function isPolicySubcommand(name: string | undefined): name is PolicySubcommand {
@@ -82,6 +85,12 @@ export function policyArgs(sub: PolicySubcommand, parsed: ParsedCommand): Policy
     return { ...base, tools: { kind: 'none' }, policy: parsed.values.get('policy') as string, ...(grant !== undefined ? { grant } : {}) };
   }
   const ledger = parsed.values.get('ledger');
+  const gateway = sub === 'check' ? parsed.values.get('gateway') : undefined;
+  if (sub === 'check' && (gateway !== undefined) === (parsed.positional.length === 1)) return { error: 'give a policy file or --gateway <gateway.json>, one of them' };
+  if (gateway !== undefined) {
+    if (ledger !== undefined || parsed.rest !== undefined || parsed.values.has('upstream-command') || parsed.values.has('url')) return { error: "--gateway takes the tools from the config's upstreams: no -- <command…>, --upstream-command, --url or --ledger" };
+    return { ...base, tools: { kind: 'none' }, gateway };
+  }
   const upstream = upstreamTarget({ dashDash: parsed.rest, commandOption: parsed.values.get('upstream-command'), url: parsed.values.get('url') });
   if (upstream !== undefined && 'error' in upstream) return upstream;
   if (upstream !== undefined && ledger !== undefined) return { error: 'give the tools from one place: -- <command…>, --upstream-command, --url or --ledger' };

@@ -138,7 +138,7 @@ function parsePublicUrl(value: unknown): URL {
   return url;
 }
 
-function parseUpstreams(value: unknown): ReadonlyMap<string, UpstreamConfig> {
+export function parseUpstreams(value: unknown): ReadonlyMap<string, UpstreamConfig> {
   const list = entries(value, 'upstreams');
   if (list.length === 0 || list.length > upstreamsMax) throw new GatewayConfigError('upstreams', `must name 1 to ${upstreamsMax} upstreams`);
   const upstreams = new Map<string, UpstreamConfig>();

@@ -79,7 +79,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   let url = config.publicUrl;
   let authenticator;
   try {
-    checkGatewayPolicies(config, ledger);
+    checkGatewayPolicies(config, ledger, { now: clock(), report });
     authenticator = await options.authenticator(() => url);
   } catch (error) {
     templates.close();

@@ -255,6 +255,6 @@ function refuseSharedNames(listed: ReadonlyMap<string, readonly Tool[]>): void {
 }
 
 /** A stdio child gets the SDK's default environment (HOME, PATH, …) plus the config's, nothing of the gateway's own. */
-function target(upstream: UpstreamConfig): UpstreamTarget {
+export function target(upstream: UpstreamConfig): UpstreamTarget {
   return upstream.kind === 'http' ? { kind: 'http', url: upstream.url } : { kind: 'stdio', command: upstream.command, args: upstream.args, env: { ...getDefaultEnvironment(), ...upstream.env } };
 }
