@@ -1,4 +1,4 @@
-import { createLedger } from '../stream/ledger';
+import { createLedger } from '../createLedger';
 import type { JsonObject } from '../domain/json';
 import { registeredSchemas } from '../integrations/mcp/policy';
 import type { UpstreamConfig } from '../integrations/gateway/config';

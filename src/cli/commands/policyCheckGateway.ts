@@ -1,11 +1,11 @@
-import type { SqliteCliIo } from '../../stores/sqlite/sqliteCliIo';
+import type { CliIo } from '../io';
 import { configBytesMax, GatewayConfigError, parseGatewayConfig, parseUpstreams } from '../../integrations/gateway/config';
 import { gatewayPolicyProblems, type ProblemLevel } from '../../policy/gatewayPolicyProblems';
 import { fieldPointer } from '../../policy/pointer';
 import type { PolicyTool } from '../../policy/checkPolicy';
 import { gatewayTools } from '../gatewayTools';
 import { readBoundedText } from '../policyTools';
-import { printable } from '../printable';
+import { printable } from '../../text/printable';
 
 /** A problem of the config: in one of its policies (`policy`), or in the config itself. */
 interface ConfigProblem {
@@ -25,7 +25,7 @@ const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null &
  * refuses the start), plus whatever else in the config would stop the gateway. Pointers are into
  * the config file. Exit 0 clean, 1 problems (errors or warnings), 2 unreadable config or upstream.
  */
-export async function runPolicyCheckGateway(file: string, json: boolean, io: SqliteCliIo, now: number): Promise<number> {
+export async function runPolicyCheckGateway(file: string, json: boolean, io: CliIo, now: number): Promise<number> {
   let text: string;
   try {
     text = readBoundedText(file, configBytesMax);
@@ -76,7 +76,7 @@ function parseProblem(text: string, file: string, policyMalformed: boolean): Con
   }
 }
 
-async function report(file: string, problems: readonly ConfigProblem[], tools: readonly PolicyTool[] | undefined, json: boolean, io: SqliteCliIo): Promise<number> {
+async function report(file: string, problems: readonly ConfigProblem[], tools: readonly PolicyTool[] | undefined, json: boolean, io: CliIo): Promise<number> {
   if (json) {
     await io.out(JSON.stringify({ ok: problems.length === 0, tools: 'gateway', problems }));
   } else {

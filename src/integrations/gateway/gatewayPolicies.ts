@@ -2,7 +2,7 @@ import type { Ledger } from '../../stream/types';
 import { gatewayPolicyProblems, type GatewayPolicyProblem } from '../../policy/gatewayPolicyProblems';
 import { PolicyError, registeredSchemas } from '../mcp/policy';
 import { checkPolicyPaths } from '../mcp/policyPaths';
-import { printable } from '../mcp/printable';
+import { printable } from '../../text/printable';
 import { GatewayConfigError, type GatewayConfig } from './config';
 
 export interface GatewayPolicyCheckOptions {

@@ -1,6 +1,6 @@
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolListChange } from '../mcp/relay/toolList';
-import { printable } from '../mcp/printable';
+import { printable } from '../../text/printable';
 import type { GatewaySession } from './session';
 
 /**
