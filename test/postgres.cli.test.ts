@@ -1,44 +1,24 @@
 import { readFileSync } from 'node:fs';
 import type { Pool } from 'pg';
-import { openLedger, sqliteStore } from '../src';
 import { runAudit } from '../src/cli/commands/audit';
 import { runExport } from '../src/cli/commands/export';
 import { runVerify } from '../src/cli/commands/verify';
-import { manualClock } from './support/fixtures';
-import { pgStore } from './support/pgLedger';
 import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 import { captureIo, sqliteTempDir } from './support/sqliteFiles';
+import { twinLogs, type TwinLogs } from './support/twinLogs';
 
 const tmp = sqliteTempDir();
 afterAll(() => tmp.cleanup());
-const hour = 3_600_000;
 
 /** The same log in PostgreSQL and in a SQLite file: a few admissions, a rejection, completions. */
-async function twinLogs(): Promise<{ pg: string; file: string; schema: string }> {
-  const clock = manualClock(Date.UTC(2025, 0, 1));
-  const schema = freshSchema('cli');
-  const ledger = await openLedger({ clock: clock.now, store: pgStore(schema) });
-  await ledger.registerTool({ name: 'notes.write', inputSchema: { type: 'object', properties: { p: { type: 'string' } } }, run: () => null });
-  const a = await ledger.issue({ tools: ['notes.write'], expiresAt: clock.now() + hour, budget: { calls: 2, inputBytes: 1_000 } });
-  for (const p of ['x', 'xy', 'xyz']) {
-    await ledger.invoke(a.token, 'notes.write', { p });
-    clock.advance(60_000);
-  }
-  const events = ledger.events();
-  await ledger.close();
-  const file = tmp.file(`${schema}.sqlite`);
-  const sqlite = sqliteStore({ path: file });
-  sqlite.append(events);
-  sqlite.close();
-  return { pg: `${url()}?schema=${schema}`, file, schema };
-}
+const twins = (): Promise<TwinLogs> => twinLogs({ prefix: 'cli', calls: 2, start: Date.UTC(2025, 0, 1), file: tmp.file });
 
 describePg('atc audit | verify | export on a postgres:// URL', () => {
   let admin: Pool;
-  let logs: Awaited<ReturnType<typeof twinLogs>>;
+  let logs: TwinLogs;
   beforeAll(async () => {
     admin = adminPool();
-    logs = await twinLogs();
+    logs = await twins();
   });
   afterAll(() => admin.end());
 
@@ -71,7 +51,7 @@ describePg('atc audit | verify | export on a postgres:// URL', () => {
   });
 
   it('atc verify exits 1 on a log edited by a superuser past the trigger, and says where', async () => {
-    const copy = await twinLogs();
+    const copy = await twins();
     await admin.query(`ALTER TABLE ${copy.schema}.events DISABLE TRIGGER events_refuse_update_delete`);
     await admin.query(`UPDATE ${copy.schema}.events SET body = replace(body, 'notes.write', 'notes.wrote') WHERE seq = 3`);
     const io = captureIo();

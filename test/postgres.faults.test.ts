@@ -1,12 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { LedgerError, openLedger, verify, type InvokeOutcome, type Ledger } from '../src';
 import { postgresStore } from '../src/postgres';
 import { describePg, freshSchema } from './support/pgTest';
+import { ownPgCluster, pgCluster } from './support/ownPgCluster';
 import { hour } from './support/pgLedger';
 
 // This file stops and starts a server, so it runs its own throwaway cluster, not the shared one.
-const script = path.join(__dirname, 'support', 'pg-cluster.sh');
 const boundMs = 2_000;
 
 /** A ledger on a fresh schema with a `work` tool that records each call it runs, and a grant for it. */
@@ -19,24 +17,8 @@ async function workLedger(url: string): Promise<{ store: ReturnType<typeof postg
   return { store, ledger, ran, token };
 }
 
-function cluster(...args: string[]): string {
-  return execFileSync(script, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 describePg('a PostgreSQL server that stops and starts under load', () => {
-  let env: { url: string; dir: string };
-  beforeAll(() => {
-    const exported = Object.fromEntries(
-      cluster('start')
-        .trim()
-        .split('\n')
-        .map((line) => line.replace(/^export /, '').split('=', 2) as [string, string]),
-    );
-    env = { url: exported.ATC_TEST_PG_URL as string, dir: exported.ATC_TEST_PG_DIR as string };
-  });
-  afterAll(() => {
-    if (env !== undefined) cluster('stop', env.dir);
-  });
+  const env = ownPgCluster();
 
   it('fails calls closed within the bound while it is down (their tools never run), and the same ledger object recovers', async () => {
     const { store, ledger, ran, token } = await workLedger(env.url);
@@ -50,7 +32,7 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
     const load = Promise.all(Array.from({ length: 4 }, caller));
     while (outcomes.filter((o) => o.status === 'completed').length < 20) await new Promise((resolve) => setImmediate(resolve));
 
-    cluster('pause', env.dir);
+    pgCluster('pause', env.dir);
     const downAt = outcomes.length;
     // The load's calls admitted before the stop are settled once the server is back (settlements are
     // retried, never dropped), so their callers wait; an admission sent just before the stop may
@@ -64,7 +46,7 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
     expect(issueError).toBeInstanceOf(LedgerError);
     expect((issueError as LedgerError).code).toBe('ledger_unavailable');
 
-    cluster('resume', env.dir);
+    pgCluster('resume', env.dir);
     const after = await ledger.invoke(token, 'work', {});
     expect(after).toMatchObject({ status: 'completed' });
     stopping = true;
@@ -98,10 +80,10 @@ describePg('a PostgreSQL server that stops and starts under load', () => {
     const load = Promise.all([...Array.from({ length: 4 }, caller(ledger)), ...Array.from({ length: 4 }, caller(other))]);
     while (outcomes.filter((o) => o.status === 'completed').length < 40) await new Promise((resolve) => setImmediate(resolve));
 
-    cluster('crash', env.dir);
+    pgCluster('crash', env.dir);
     const during = await ledger.invoke(token, 'work', {});
     expect(during).toMatchObject({ status: 'rejected', reason: 'ledger_unavailable' });
-    cluster('resume', env.dir);
+    pgCluster('resume', env.dir);
     // Calls queued during the outage may still be spending their deadline in the first batches
     // after recovery: the ledger recovers within a few calls.
     let after = await ledger.invoke(token, 'work', {});

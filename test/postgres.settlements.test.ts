@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,14 +7,10 @@ import { openLedger, verify, type Ledger } from '../src';
 import { postgresStore } from '../src/postgres';
 import { hour } from './support/pgLedger';
 import { describePg, freshSchema } from './support/pgTest';
+import { ownPgCluster, pgCluster, pgClusterScript } from './support/ownPgCluster';
 
 // This file stops and starts a server, so it runs its own throwaway cluster, not the shared one.
-const script = path.join(__dirname, 'support', 'pg-cluster.sh');
 const client = path.join(__dirname, 'fixtures', 'pg-settlement-client.js');
-
-function cluster(...args: string[]): string {
-  return execFileSync(script, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 function journalFiles(dir: string): string[] {
   try {
@@ -25,20 +21,8 @@ function journalFiles(dir: string): string[] {
 }
 
 describePg('settlements the PostgreSQL server could not take', () => {
-  let env: { url: string; dir: string };
+  const env = ownPgCluster();
   let settlementsDir: string;
-  beforeAll(() => {
-    const exported = Object.fromEntries(
-      cluster('start')
-        .trim()
-        .split('\n')
-        .map((line) => line.replace(/^export /, '').split('=', 2) as [string, string]),
-    );
-    env = { url: exported.ATC_TEST_PG_URL as string, dir: exported.ATC_TEST_PG_DIR as string };
-  });
-  afterAll(() => {
-    if (env !== undefined) cluster('stop', env.dir);
-  });
   beforeEach(() => {
     settlementsDir = mkdtempSync(path.join(tmpdir(), 'atc-pg-settlements-'));
   });
@@ -51,7 +35,7 @@ describePg('settlements the PostgreSQL server could not take', () => {
 
   it('settles on the next open, in another process, what a ledger SIGKILLed while the server was down had journalled', async () => {
     const schema = freshSchema();
-    const plan = { url: env.url, schema, settlementsDir, clusterScript: script, clusterDir: env.dir };
+    const plan = { url: env.url, schema, settlementsDir, clusterScript: pgClusterScript, clusterDir: env.dir };
     const child = spawn(process.execPath, [client, JSON.stringify(plan)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -68,7 +52,7 @@ describePg('settlements the PostgreSQL server could not take', () => {
     expect(await exited).toBe('SIGKILL');
     expect(journalFiles(settlementsDir)).toHaveLength(1);
 
-    cluster('resume', env.dir);
+    pgCluster('resume', env.dir);
     const ledger = await reopen(schema);
     await ledger.close(); // waits for the settlements it took over
     const reopened = await reopen(schema);
@@ -91,7 +75,7 @@ describePg('settlements the PostgreSQL server could not take', () => {
       run: (_args, ctx) => {
         callId = ctx.callId;
         ctx.report({ usd_micros: 30 });
-        cluster('pause', env.dir);
+        pgCluster('pause', env.dir);
         return 'done';
       },
     });
@@ -102,7 +86,7 @@ describePg('settlements the PostgreSQL server could not take', () => {
     expect(await invoked).toMatchObject({ status: 'completed', value: 'done' });
     expect(journalFiles(settlementsDir)).toHaveLength(1);
 
-    cluster('resume', env.dir);
+    pgCluster('resume', env.dir);
     const taker = await reopen(schema);
     await taker.close();
     const reopened = await reopen(schema);
@@ -119,12 +103,12 @@ describePg('settlements the PostgreSQL server could not take', () => {
   it('keeps the journals of different logs apart: a ledger never takes over (and drops) another log\'s entries', async () => {
     const first = freshSchema();
     const ledger = await reopen(first);
-    await ledger.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: () => void cluster('pause', env.dir) });
+    await ledger.registerTool({ name: 'work', inputSchema: { type: 'object' }, run: () => void pgCluster('pause', env.dir) });
     const { token } = await ledger.issue({ tools: ['work'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
     const invoked = ledger.invoke(token, 'work', {});
     await ledger.close();
     await invoked;
-    cluster('resume', env.dir);
+    pgCluster('resume', env.dir);
     const kept = journalFiles(settlementsDir);
     expect(kept).toHaveLength(1);
 

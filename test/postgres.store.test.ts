@@ -1,10 +1,11 @@
 import { Pool } from 'pg';
-import { firstValueFrom, filter } from 'rxjs';
-import { grantOf, LedgerError, openLedger, replay, verify } from '../src';
+import { LedgerError, openLedger } from '../src';
 import { postgresStore } from '../src/postgres';
 import { adminPool, describePg, freshSchema, url } from './support/pgTest';
 import { echoTool, hour, pgLedger, pgStore } from './support/pgLedger';
 
+// What every store does (append, load, snapshots, shared writers, fail closed…) is in the store
+// contract suite, test/storeContract.test.ts; here what only the PostgreSQL store does.
 describePg('the PostgreSQL store', () => {
   let admin: Pool;
   beforeAll(() => {
@@ -12,51 +13,16 @@ describePg('the PostgreSQL store', () => {
   });
   afterAll(() => admin.end());
 
-  it('applies each migration once when several hosts open a fresh schema at the same time', async () => {
+  // Each once, also under concurrent opens: test/storeContract.test.ts.
+  it('applies the migrations events, snapshots and locks', async () => {
     const schema = freshSchema();
-    const ledgers = await Promise.all(Array.from({ length: 5 }, () => pgLedger(schema)));
+    await (await pgLedger(schema)).close();
     const rows = await admin.query(`SELECT id, name FROM ${schema}.schema_migrations ORDER BY id`);
     expect(rows.rows).toEqual([
       { id: 1, name: 'events' },
       { id: 2, name: 'snapshots' },
       { id: 3, name: 'locks' },
     ]);
-    await Promise.all(ledgers.map((l) => l.close()));
-  });
-
-  it('rebuilds the same state by replay when reopened, and the stored log verifies', async () => {
-    const schema = freshSchema();
-    const ledger = await pgLedger(schema);
-    await ledger.registerTool(echoTool);
-    const { token, grantId } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 3, inputBytes: 1_000 } });
-    const outcomes = await Promise.all(Array.from({ length: 5 }, (_, i) => ledger.invoke(token, 'echo', { text: `t${i}` })));
-    expect(outcomes.filter((o) => o.status === 'completed')).toHaveLength(3);
-    const before = ledger.state();
-    await ledger.close();
-
-    const reopened = await pgLedger(schema);
-    expect(reopened.state()).toEqual(before);
-    expect(reopened.state()).toEqual(replay(reopened.events()));
-    expect(verify(reopened.events())).toMatchObject({ ok: true, problems: [] });
-    expect(reopened.usage(grantId).calls).toEqual({ limit: 3, used: 3 });
-    await reopened.close();
-  });
-
-  it('opens from a snapshot bound to the stored log, to the state a full replay gives', async () => {
-    const schema = freshSchema();
-    const ledger = await pgLedger(schema, { snapshotEvery: 10 });
-    await ledger.registerTool(echoTool);
-    const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls: 100, inputBytes: 100_000 } });
-    for (let i = 0; i < 12; i++) await ledger.invoke(token, 'echo', { text: 'x' });
-    await ledger.close(); // waits for the snapshot being written
-    const snapshots = await admin.query(`SELECT seq FROM ${schema}.snapshots`);
-    expect(snapshots.rows.length).toBeGreaterThan(0);
-
-    const store = pgStore(schema);
-    const reopened = await openLedger({ store });
-    expect(store.openedFromSnapshotSeq).toBe(Number(snapshots.rows[snapshots.rows.length - 1].seq));
-    expect(reopened.state()).toEqual(replay(reopened.events()));
-    await reopened.close();
   });
 
   it('hosts sharing a log take turns writing snapshots instead of each writing one per gap', async () => {
@@ -107,17 +73,6 @@ describePg('the PostgreSQL store', () => {
     expect((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.snapshots`)).rows[0].n).toBeGreaterThan(0);
   });
 
-  it('refuses UPDATE, DELETE and TRUNCATE of events in the database', async () => {
-    const schema = freshSchema();
-    const ledger = await pgLedger(schema);
-    await ledger.registerTool(echoTool);
-    await ledger.close();
-    for (const statement of [`UPDATE ${schema}.events SET at = 0`, `DELETE FROM ${schema}.events`, `TRUNCATE ${schema}.events`]) {
-      await expect(admin.query(statement)).rejects.toThrow(/append-only/);
-    }
-    expect((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.events`)).rows[0].n).toBe(1);
-  });
-
   it('runs as the documented least-privileged role, which can neither change events nor disable the trigger', async () => {
     const schema = freshSchema();
     (await pgLedger(schema)).close(); // migrated by the owner
@@ -143,35 +98,6 @@ describePg('the PostgreSQL store', () => {
     await pool.end();
     await admin.query(`DROP OWNED BY ${role}`);
     await admin.query(`DROP ROLE ${role}`);
-  });
-
-  it('folds other hosts’ events while idle, and a revocation with abortInFlight on one host aborts a call on another', async () => {
-    const schema = freshSchema();
-    const a = await pgLedger(schema);
-    const b = await pgLedger(schema);
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const waitTool = {
-      name: 'wait',
-      inputSchema: { type: 'object' },
-      run: (_: unknown, ctx: { signal: AbortSignal }) =>
-        new Promise((_resolve, reject) => {
-          started();
-          ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
-        }),
-    };
-    await a.registerTool(waitTool);
-    await b.registerTool(waitTool);
-    const issuedSeen = firstValueFrom(b.events$.pipe(filter((e) => e.type === 'grant.issued')));
-    const { token, grantId } = await a.issue({ tools: ['wait'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000 } });
-    expect(await issuedSeen).toMatchObject({ grantId }); // folded by b without any command of its own
-    const call = b.invoke(token, 'wait', {});
-    await running;
-    await a.revoke(grantId, { abortInFlight: true });
-    expect(await call).toMatchObject({ status: 'failed' });
-    expect(grantOf(b.state(), grantId)?.revoked).toBe(true);
-    await a.close();
-    await b.close();
   });
 
   it('ends a pool it created on close, never one passed in', async () => {

@@ -1,7 +1,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createLedger, LedgerError, sealEvent, genesisHash, sqliteStore, sha256Hex, verify, type LedgerEvent } from '../src';
+import { LedgerError, sealEvent, genesisHash, sqliteStore, sha256Hex, verify, type LedgerEvent } from '../src';
 import { packageRoot } from '../src/stores/shared/migrationFiles';
 import { notesLedger } from './support/fixtures';
 import { sqliteTempDir } from './support/sqliteFiles';
@@ -15,6 +15,8 @@ function toolEvent(seq: number, prev = { seq: seq - 1, hash: genesisHash }): Led
   return sealEvent({ type: 'tool.registered', tool: `t${seq}`, inputSchema: { type: 'object' } }, 1_000, prev);
 }
 
+// What every store does (append, load, snapshots, shared writers, fail closed, append-only table…)
+// is in the store contract suite, test/storeContract.test.ts; here what only the SQLite store does.
 describe('opening a file', () => {
   it('puts the file in WAL mode', () => {
     const file = tmp.file('wal.sqlite');
@@ -111,17 +113,6 @@ describe('opening a file', () => {
 });
 
 describe('the events table', () => {
-  it('refuses UPDATE and DELETE through its triggers', async () => {
-    const file = tmp.file('triggers.sqlite');
-    const ledger = createLedger({ store: sqliteStore({ path: file }) });
-    await ledger.registerTool({ name: 'noop', inputSchema: { type: 'object', properties: {} }, run: () => null });
-    await ledger.close();
-    const db = new Database(file);
-    expect(() => db.prepare("UPDATE events SET body = '{}' WHERE seq = 1").run()).toThrow(/append-only: UPDATE refused/);
-    expect(() => db.prepare('DELETE FROM events WHERE seq = 1').run()).toThrow(/append-only: DELETE refused/);
-    db.close();
-  });
-
   it('stores the canonical JSON body with its indexed columns', async () => {
     const file = tmp.file('columns.sqlite');
     const { ledger } = await notesLedger({ store: sqliteStore({ path: file }) });
