@@ -5,7 +5,7 @@
 //   node scripts/testTiers.mjs            move (git mv) and rewrite
 //   node scripts/testTiers.mjs --dry-run  print the moves only
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -17,8 +17,9 @@ const e2eContent = /node:child_process|from 'child_process'|\bspawn\(|\bexecFile
 const labContent = /from '\.\.\/experiments\/|import\('\.\.\/experiments\/|require\('\.\.\/experiments\//;
 
 /** The tier of a test file at test/ root, and its name there (the tier's suffix or prefix dropped). */
-export function tierOf(name, text) {
+export function tierOf(name, text, forced) {
   const drop = (re) => name.replace(re, '.test.ts');
+  if (forced !== undefined) return [forced, forced === 'regression' && name.startsWith('regression.') ? name.slice('regression.'.length) : drop(/\.(unit|int|e2e|browser|property|properties)\.test\.ts$/)];
   if (name.startsWith('regression.')) return ['regression', name.slice('regression.'.length)];
   if (labContent.test(text) || /^(experiment|agentdojo|mutation|bench|reproduce)\./.test(name) || /conformance/i.test(name)) return ['lab', drop(/\.(unit|int|e2e)\.test\.ts$/)];
   if (/\.(e2e|browser)\.test\.ts$/.test(name)) return ['e2e', drop(/\.(e2e|browser)\.test\.ts$/)];
@@ -57,6 +58,11 @@ function statExists(file) {
   }
 }
 
+function moduleExists(target, moves) {
+  const candidates = ['', '.ts', '.js', '.mjs', '.cjs', '.json', '.d.ts', '/index.ts', '/index.js'].map((ending) => `${target}${ending}`);
+  return candidates.some((file) => moves.has(file) || (statExists(file) && (file !== target || statSync(path.join(root, file)).isFile() || statExists(`${file}/index.ts`) || statExists(`${file}/index.js`))));
+}
+
 /** A moved file's own relative paths, one folder deeper: imports, jest.mock, require, __dirname joins. */
 function repathMoved(text, oldFile, newFile, moves) {
   const oldDir = path.posix.dirname(oldFile);
@@ -64,6 +70,8 @@ function repathMoved(text, oldFile, newFile, moves) {
   const specifier = /((?:from|import|require|jest\.mock|require\.resolve)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]+)\2/g;
   let out = text.replace(specifier, (whole, head, quote, spec) => {
     const target = path.posix.normalize(path.posix.join(oldDir, spec));
+    // Only a module that exists: a specifier in a test's own data (a string it parses) stays as written.
+    if (!moduleExists(target, moves)) return whole;
     const moved = moves.get(`${target}.ts`) ?? moves.get(target);
     const resolved = moved === undefined ? target : moved.replace(/\.ts$/, target.endsWith('.ts') ? '.ts' : '');
     let relative = path.posix.relative(newDir, resolved);
@@ -85,17 +93,35 @@ function renameMentions(text, moves) {
   return out;
 }
 
-/** The jest testMatch globs of stryker.config.json, expanded to the files they matched, re-pathed. */
-function repathGlobs(config, moves) {
+// A glob over test file names as a regular expression: `*` within one folder, a leading `**` and slash anywhere.
+function globRegex(glob) {
+  const escaped = glob.replace(/^\*\*\//, '').replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*');
+  return new RegExp('(^|/)' + escaped + '$');
+}
+
+/**
+ * The jest testMatch globs of stryker.config.json, re-pathed: a glob becomes the same glob in each
+ * tier folder its files moved to (the tier's suffix dropped) where that matches exactly those files,
+ * and otherwise the files' new paths.
+ */
+function repathGlobs(config, moves, after) {
   const parsed = JSON.parse(config);
   const globs = parsed.jest?.config?.testMatch;
   if (!Array.isArray(globs)) return config;
-  const toRegex = (glob) => new RegExp(`^${glob.replace(/^\*\*\//, '').replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
-  const expanded = globs.flatMap((glob) => {
-    const matched = [...moves.keys()].filter((f) => toRegex(glob).test(f));
-    return matched.length === 0 ? [glob] : matched.map((f) => `**/${moves.get(f)}`);
+  parsed.jest.config.testMatch = globs.flatMap((glob) => {
+    const matched = [...moves.keys()].filter((f) => globRegex(glob).test(f));
+    if (matched.length === 0) return [glob];
+    const byTier = new Map();
+    for (const f of matched.map((m) => moves.get(m))) byTier.set(f.split('/')[1], [...(byTier.get(f.split('/')[1]) ?? []), f]);
+    return [...byTier].flatMap(([tier, files]) => {
+      const base = glob.slice(glob.lastIndexOf('/') + 1);
+      const renamed = tierOf(base, '', tier)[1];
+      const candidate = `**/test/${tier}/${renamed}`;
+      const hits = after.filter((f) => globRegex(candidate).test(f));
+      const exact = hits.length === files.length && files.every((f) => hits.includes(f));
+      return exact ? [candidate] : files.map((f) => `**/${f}`);
+    });
   });
-  parsed.jest.config.testMatch = expanded;
   return `${JSON.stringify(parsed, null, 2)}\n`;
 }
 
@@ -112,12 +138,15 @@ function main() {
     text.set(file, content.toString('utf8'));
   }
   for (const [from, to] of moves) {
+    mkdirSync(path.join(root, path.dirname(to)), { recursive: true });
     git('mv', from, to);
     text.set(to, repathMoved(text.get(from), from, to, moves));
     text.delete(from);
   }
+  const after = git('ls-files', 'test').split('\n').filter((f) => f.endsWith('.test.ts'));
   for (const [file, content] of text) {
-    let next = file === 'stryker.config.json' ? repathGlobs(content, moves) : content;
+    if (file === 'scripts/testTiers.mjs') continue;
+    let next = file === 'stryker.config.json' ? repathGlobs(content, moves, after) : content;
     next = renameMentions(next, moves);
     if (next !== content || [...moves.values()].includes(file)) writeFileSync(path.join(root, file), next);
   }
