@@ -30,12 +30,21 @@ async function following<T>(ledger: Ledger, settled: Promise<T>): Promise<T> {
   return result;
 }
 
-/** A ledger with an echo tool and a grant of `calls` calls on a fresh log of `factory`. */
+/** A ledger on `log` with an echo tool and a grant of `calls` calls. */
 async function echoLedger(log: LogUnderTest, calls: number, options: LogOptions = {}): Promise<{ ledger: Ledger; token: string; grantId: string }> {
   const ledger = await openLedger({ store: log.store(options) });
   await ledger.registerTool(echoTool);
   const { token, grantId } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + hour, budget: { calls, inputBytes: 100_000 } });
   return { ledger, token, grantId };
+}
+
+/** A fresh log of `factory` holding the echo tool, a grant and `calls` completed calls, its ledger closed. */
+async function loggedCalls(factory: StoreFactory, calls: number, options: LogOptions): Promise<LogUnderTest> {
+  const log = factory.fresh();
+  const { ledger, token } = await echoLedger(log, 100, options);
+  for (let i = 0; i < calls; i++) await ledger.invoke(token, 'echo', { text: 'x' });
+  await ledger.close(); // waits for a snapshot being written
+  return log;
 }
 
 function appendAndLoad(factory: StoreFactory): void {
@@ -76,13 +85,7 @@ function appendAndLoad(factory: StoreFactory): void {
 
 function chainCheckedOnOpen(factory: StoreFactory): void {
   /** 12 events, no snapshot: open checks the whole chain. */
-  async function twelveEvents(): Promise<LogUnderTest> {
-    const log = factory.fresh();
-    const { ledger, token } = await echoLedger(log, 9, { snapshotEvery: 0 });
-    for (let i = 0; i < 5; i++) await ledger.invoke(token, 'echo', {});
-    await ledger.close();
-    return log;
-  }
+  const twelveEvents = (): Promise<LogUnderTest> => loggedCalls(factory, 5, { snapshotEvery: 0 });
 
   it('refuses to open a log whose stored event was edited, naming its seq', async () => {
     const log = await twelveEvents();
@@ -128,7 +131,7 @@ function guardedLog(factory: StoreFactory): void {
     const { ledger: setup, token } = await echoLedger(log, 5);
     await setup.close();
     let runs = 0;
-    const ledger = await openLedger({ store: log.store({ lockWaitMs: 500 }) });
+    const ledger = await openLedger({ store: log.store({ lockWaitMs: 2_000 }) });
     await ledger.registerTool({ ...echoTool, run: () => void runs++ });
     const stored = await log.storedCount();
     const release = await log.holdWriteLock();
@@ -178,10 +181,7 @@ function snapshots(factory: StoreFactory): void {
   });
 
   it('opens from the newest snapshot bound to the stored log, to the state a full replay gives', async () => {
-    const log = factory.fresh();
-    const { ledger, token } = await echoLedger(log, 100, { snapshotEvery: 10 });
-    for (let i = 0; i < 12; i++) await ledger.invoke(token, 'echo', { text: 'x' });
-    await ledger.close();
+    const log = await loggedCalls(factory, 12, { snapshotEvery: 10 });
     const seqs = await log.snapshotSeqs();
     expect(seqs.length).toBeGreaterThan(0);
 
@@ -193,10 +193,7 @@ function snapshots(factory: StoreFactory): void {
   });
 
   it('does not hide an event edited after the newest snapshot: open refuses the log', async () => {
-    const log = factory.fresh();
-    const { ledger, token } = await echoLedger(log, 100, { snapshotEvery: 10 });
-    for (let i = 0; i < 12; i++) await ledger.invoke(token, 'echo', { text: 'x' });
-    await ledger.close();
+    const log = await loggedCalls(factory, 12, { snapshotEvery: 10 });
     const newest = (await log.snapshotSeqs()).at(-1) as number;
     const head = await log.storedCount();
     expect(head).toBeGreaterThan(newest);
@@ -275,7 +272,7 @@ function readonlyStore(factory: StoreFactory): void {
 function settlementJournal(factory: StoreFactory): void {
   it('settles on the next open what a ledger closed while another held the log’s lock could not, with the tool’s meter report', async () => {
     const log = factory.fresh();
-    const ledger = await openLedger({ store: log.store({ lockWaitMs: 500 }) });
+    const ledger = await openLedger({ store: log.store({ lockWaitMs: 2_000 }) });
     let release: (() => Promise<void>) | undefined;
     let callId = '';
     await ledger.registerTool({
