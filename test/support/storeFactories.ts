@@ -12,7 +12,7 @@ import { adminPool, describePg, freshSchema, url } from './pgTest';
 
 /** What a store offers beyond append, load, head and the chain check on open (which every store has). */
 export type StoreCapability =
-  /** A log outside the process, guarded by the store itself: migrations, append-only table, chain-checked appends. */
+  /** A log outside the process, guarded by the store itself: migrations, an append-only table, a write lock. */
   | 'durable'
   /** Several ledgers (threads, processes, hosts) write one log; each folds the others' events. */
   | 'sharedWriters'
