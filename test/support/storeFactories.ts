@@ -7,7 +7,7 @@ import { canonicalJson, memoryStore, sqliteStore, type AsyncEventStore, type Eve
 import { postgresStore, type PostgresEventStore } from '../../src/postgres';
 import { adminPool, describePg, freshSchema, url } from './pgTest';
 
-// The factories the store contract suite (test/storeContract.test.ts) runs against: one per store.
+// The factories the store contract suite (test/stores/contract.test.ts) runs against: one per store.
 // A store is done when the suite passes on it; docs/stores.md says how to add a factory.
 
 /** What a store offers beyond append, load, head and the chain check on open (which every store has). */
