@@ -1,5 +1,7 @@
 import type { Config } from 'jest';
 
+// Tests live in one folder per tier under test/ (docs/testing.md, "Tiers"): `npm test` runs every
+// tier, `npm run test:<tier>` one (`jest test/<tier>/`).
 // Tests run on the TypeScript sources through ts-jest; worker-thread and child-process tests load
 // the compiled dist/ (built by `pretest`), because workers cannot load .ts files themselves.
 const config: Config = {

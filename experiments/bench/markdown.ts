@@ -44,7 +44,7 @@ function scenarioSection(r: ScenarioResult): string[] {
 /**
  * The report a bench run writes beside its JSON (results/bench.md beside results/bench.json): when
  * and where it ran, then per scenario its contenders, derived figures, target and notes. Made from
- * the JSON alone, so test/bench.report.test.ts can check the committed pair agree.
+ * the JSON alone, so test/lab/bench.report.test.ts can check the committed pair agree.
  */
 export function benchMarkdown(report: BenchReport, jsonName: string): string {
   const m = report.machine;

@@ -10,7 +10,7 @@ import type { MapWrites, WritableState } from './stateWrites';
  * fresh copy per event in `evolve`, the batch's own root in `TransientState`); `writes` says how
  * maps and arrays are written (copied or owned, stateWrites.ts). Records (tools, grants, in-flight
  * calls) are new frozen values per change either way (records.ts), so both folds build equal states
- * (test/evolveBatch.property.test.ts). It trusts the event: checking events is `verify`'s job,
+ * (test/property/evolveBatch.test.ts). It trusts the event: checking events is `verify`'s job,
  * deciding them is `decide`'s.
  */
 export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEvent): void {

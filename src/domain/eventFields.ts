@@ -6,7 +6,7 @@ import type { EventPayload, EventType } from './events';
  * this table at compile time (a field missing here, extra here, or optional on one side only does not
  * compile); the `verify` shape schema is built from it (verification/eventShape.ts); the hand-written
  * fast paths (eventText.ts, verification/sameAsDecided.ts) are tested against it field by field
- * (test/eventFields.unit.test.ts). How to add an event or a field: docs/events.md.
+ * (test/unit/eventFields.test.ts). How to add an event or a field: docs/events.md.
  */
 export type FieldKind =
   /** Any string (ids, tool names, resources). */

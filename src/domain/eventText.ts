@@ -90,7 +90,7 @@ function optionalAdmissionText(e: Record<string, unknown>, keys: number, reserve
  * and plain values are written directly, their keys in canonical order; anything else, including
  * any extra, missing or unusual field, takes the general path. Why: sealing and `verify` hash every
  * event, and the general path sorts keys and dispatches per value (≈ 0.6–1 µs against ≈ 0.2 µs).
- * Property-tested equal on well-formed and malformed events (test/eventText.property.test.ts).
+ * Property-tested equal on well-formed and malformed events (test/property/eventText.test.ts).
  */
 export function eventTextWithoutHash(event: object): string {
   const e = event as Record<string, unknown>;

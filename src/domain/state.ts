@@ -4,7 +4,7 @@ import { emptyShardedMap, type ShardedMap } from './shardedMap';
 import { genesisHash } from './events';
 
 // The state's data types live here with the state (the modules that compute on them import them,
-// never the reverse), so src/domain has no import cycle (test/domainImports.unit.test.ts).
+// never the reverse), so src/domain has no import cycle (test/unit/domainImports.test.ts).
 
 /** A grant's kept rate-window admission times (rateWindow.ts): `chunks` concatenated, without the first `skip` times of the first chunk; `count` of them. */
 export interface AdmissionTimes {

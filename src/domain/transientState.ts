@@ -19,7 +19,7 @@ const commitEvery = 4_096;
  * valid only until the next `apply` (that may change it in place) and must not escape the batch.
  * The state the batch started from is never changed, so a batch whose append fails is just dropped.
  * `commit()` returns a frozen state deep-equal to folding the same events with `evolve`
- * (test/evolveBatch.property.test.ts).
+ * (test/property/evolveBatch.test.ts).
  */
 export class TransientState {
   /** The batch's mutable root, made on the first `apply` (a one-event batch then costs what `evolve` does). */

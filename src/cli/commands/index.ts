@@ -3,7 +3,7 @@ import type { CliCommand } from '../command';
 /**
  * A command whose module is loaded only when it runs: `atc --help` and every other command load
  * none of it (`atc proxy` alone pulls in the MCP SDK). The summary is the module's own;
- * test/cli.lazyCommands.test.ts checks they agree.
+ * test/e2e/cli.lazyCommands.test.ts checks they agree.
  */
 export interface LazyCliCommand extends CliCommand {
   /** The command's module, loaded on first use. */

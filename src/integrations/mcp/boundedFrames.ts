@@ -94,7 +94,7 @@ export class BoundedReadBuffer {
  * the request of ours it answers fails (a proxied call is then settled `call.failed`); a
  * notification, or a message whose id cannot be read, is dropped. `report` says which.
  * The transport's read buffer is the SDK's private `_readBuffer` (1.x): if a later release renames
- * it, this returns false and changes nothing (test/regression.oversizedFrames.test.ts checks it).
+ * it, this returns false and changes nothing (test/regression/oversizedFrames.test.ts checks it).
  */
 export function boundStdioFrames(transport: Transport, peer: string, report: (line: string) => void): boolean {
   const holder = transport as unknown as { _readBuffer?: unknown };

@@ -14,7 +14,7 @@ export function intLiteral(value: number): string {
 
 /**
  * A string as a SQL literal, exactly what pg's `escapeLiteral` returns (property-tested equal,
- * test/postgresSql.unit.test.ts): quotes doubled, and with any backslash the E'' form with
+ * test/stores/postgresSql.test.ts): quotes doubled, and with any backslash the E'' form with
  * backslashes doubled, so it reads the same whatever `standard_conforming_strings` is. Why not
  * `escapeLiteral` itself: it builds its result one character at a time, and every appended event
  * body passes through it (≈ 340 characters each); this does two native scans and, for the bodies'
