@@ -137,7 +137,12 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
     case 'admit': {
       // Every other check passed: a call the chain's approval rules ask about reserves and waits.
       const { grant, ancestors, inputBytes } = verdict;
-      if (command.approval !== undefined) return approvalRequested(command.callId, command.tool, command.at, grant, ancestors, reservation(command, inputBytes), command.approval);
+      if (command.approval !== undefined) {
+        // An approval id names one wait, ever: a reused one (a forged log, a shell bug) is refused.
+        const id = command.approval.approvalId;
+        if ((state.approvals !== undefined && shardGet(state.approvals, id) !== undefined) || (state.approvalsEnded !== undefined && shardGet(state.approvalsEnded, id) !== undefined)) return refuse('invalid_approval', 'the approval id was already used');
+        return approvalRequested(command.callId, command.tool, command.at, grant, ancestors, reservation(command, inputBytes), command.approval);
+      }
       if (chainAlwaysAsks(grant, ancestors, command.tool)) return refuse('approval_required', 'the grant asks a person about every call to this tool, and the command carries no approval request');
       return emit(admitted(command, grant, ancestors, inputBytes));
     }
