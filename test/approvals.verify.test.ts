@@ -58,6 +58,19 @@ describe('verify re-derives approvals', () => {
     expect(result.problems[0]).toMatchObject({ seq: (events[i] as LedgerEvent).seq + 1, code: 'decision', message: expect.stringContaining('approval_resolved') });
   });
 
+  it('catches an approval id used for a second call', async () => {
+    const { ledger, clock } = await paymentsLedger();
+    const { token } = await ledger.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 }, approvals: { pay: true } });
+    void ledger.invoke(token, 'pay', { to: 'bob', amount: 1 });
+    void ledger.invoke(token, 'pay', { to: 'bob', amount: 2 });
+    await pendingOf(ledger, 2);
+    const events = ledger.events().slice();
+    const [first, second] = events.filter((e): e is EventOf<'approval.requested'> => e.type === 'approval.requested');
+    const i = events.indexOf(second as LedgerEvent);
+    const forged = reseal([...events.slice(0, i), { ...second, approvalId: first!.approvalId } as LedgerEvent, ...events.slice(i + 1)], i);
+    expect(verify(forged).problems[0]).toMatchObject({ seq: second!.seq, code: 'decision', message: expect.stringContaining('invalid_approval') });
+  });
+
   it('catches a timeout logged before its deadline', async () => {
     const events = await approvedLog();
     const i = indexOf(events, 'approval.resolved');
