@@ -1,17 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../domain/chain';
 import type { ApprovalAsk } from '../domain/commands';
 import type { JsonObject } from '../domain/json';
 import type { GrantRecord } from '../domain/state';
 import type { ToolRegistry } from './toolRegistry';
+import { newApprovalId } from './ids';
 
 /** How long a call waits for approval when no grant of its chain sets `approvalTimeoutMs`: 15 minutes. */
 export const approvalTimeoutMsDefault = 900_000;
 
-/** An approval id: 128 random bits (an id that was never issued is refused, so ids cannot be guessed into use). */
-export function newApprovalId(): string {
-  return `a_${randomBytes(16).toString('hex')}`;
-}
 
 /**
  * The digest an approval is bound to: SHA-256 over the approval id, the tool and the canonical
