@@ -38,6 +38,10 @@ export type { CheckedOpenFlags } from './resources/fs/checkedFs';
 export type { CheckedFetchInit, ResolveHost } from './resources/url/checkedFetch';
 export { hopRefusalReasons, type HopRefusalReason } from './domain/fetchHop';
 export type { LogFollower, FollowedLog } from './stream/types';
+export type { PendingApprovalView, ApprovalRefusal, ApproveOptions, DenyOptions, ApproveOutcome, DenyOutcome, ApprovalEvent, LedgerApprovals } from './stream/approvalTypes';
+export type { ApprovalRules, ApprovalOutcome, ApprovalRequestedPayload, ApprovalResolvedPayload } from './domain/events';
+export type { ResolveApprovalCommand, ApprovalAsk } from './domain/commands';
+export type { PendingApproval, ApprovalEnd } from './domain/state';
 // Transparency (docs/transparency.md); everything else of it is in 'agent-tool-capabilities/transparency'.
 export {
   checkpointPublisher,

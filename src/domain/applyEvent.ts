@@ -2,7 +2,9 @@ import type { LedgerEvent, MeterAmounts } from './events';
 import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
 import { bindKey, failKey } from './idempotencyFold';
 import { failedStatus } from './idempotency';
-import { shardGet } from './shardedMap';
+import { emptyShardedMap, shardGet } from './shardedMap';
+import { approvedCall, pendingRecord, waitsBelow } from './approvalFold';
+import type { ApprovalEnd, PendingApproval } from './state';
 import type { MapWrites, WritableState } from './stateWrites';
 
 /**
@@ -31,6 +33,8 @@ export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEve
     case 'grant.revoked': {
       const grant = shardGet(s.grants, event.grantId);
       if (grant !== undefined) s.grants = writes.put(s.grants, event.grantId, revokedGrant(grant));
+      // Calls of the subtree still waiting for a person are released (their invoke: `revoked`).
+      if (grant !== undefined) for (const pending of waitsBelow(s, event.grantId)) endWait(s, writes, pending, 'revoked');
       return;
     }
     case 'call.admitted': {
@@ -59,6 +63,23 @@ export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEve
       if (call?.key !== undefined) s.idempotencyBindings = failKey(s.idempotencyBindings, writes, call.key, call.grantId, event.callId, failedStatus(event));
       return;
     }
+    case 'approval.requested': {
+      // A call waiting for a person reserves along its chain as an admission does (docs/approvals.md).
+      const r = event.reserved;
+      charge(s, writes, event.grantId, r.calls, r.inputBytes, r.meters, 1, event.at);
+      s.approvals = writes.put(s.approvals ?? emptyShardedMap<PendingApproval>(), event.approvalId, pendingRecord(event));
+      return;
+    }
+    case 'approval.resolved': {
+      const pending = s.approvals === undefined ? undefined : shardGet(s.approvals, event.approvalId);
+      if (pending === undefined) {
+        s.approvalsEnded = writes.put(s.approvalsEnded ?? emptyShardedMap<ApprovalEnd>(), event.approvalId, event.outcome);
+        return;
+      }
+      endWait(s, writes, pending, event.outcome);
+      if (event.outcome === 'approved') s.inFlight = writes.put(s.inFlight, pending.callId, approvedCall(pending, event));
+      return;
+    }
     case 'call.rejected':
     case 'call.replayed':
     case 'fetch.hop':
@@ -67,6 +88,13 @@ export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEve
       // Records of what was decided or refused: only the head moves.
       return;
   }
+}
+
+/** Ends a wait: out of `approvals`, its end recorded; anything but an approval gives its reservation back along the chain. */
+function endWait(s: WritableState, writes: MapWrites, pending: PendingApproval, end: ApprovalEnd): void {
+  s.approvals = writes.remove(s.approvals as NonNullable<WritableState['approvals']>, pending.approvalId);
+  s.approvalsEnded = writes.put(s.approvalsEnded ?? emptyShardedMap<ApprovalEnd>(), pending.approvalId, end);
+  if (end !== 'approved') charge(s, writes, pending.grantId, -pending.reserved.calls, -pending.reserved.inputBytes, pending.reserved.meters, -1, undefined);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Amounts, GrantScope, MeterAmounts, PrincipalRef, RateLimit, ResourceTemplates } from './events';
+import type { Amounts, ApprovalOutcome, ApprovalRules, GrantScope, MeterAmounts, PrincipalRef, RateLimit, ResourceTemplates } from './events';
 import type { KeyedAdmission } from './idempotency';
 import type { JsonObject } from './json';
 import type { ArgumentCheck, ResourceCheck } from './reasons';
@@ -50,6 +50,27 @@ export interface AdmitCommand {
   readonly cost?: MeterAmounts;
   /** Only for a call made with a (well-formed) idempotency key; a malformed key arrives as `argumentCheck: 'invalid_arguments'`. */
   readonly idempotency?: KeyedAdmission;
+  /**
+   * Only when the shell found that the chain's approval rules ask a person about this call (a `true`
+   * rule, or a schema the arguments match): the id it drew, the arguments' digest, and the ledger's
+   * default wait (used when no grant of the chain sets `approvalTimeoutMs`).
+   */
+  readonly approval?: ApprovalAsk;
+}
+/** What the shell adds to an admit command whose call needs a person. */
+export interface ApprovalAsk {
+  readonly approvalId: string;
+  readonly argsDigest: string;
+  readonly defaultTimeoutMs: number;
+}
+/** A person (approve/deny, with `by`) or the deadline (`timed_out`) resolves a pending approval. */
+export interface ResolveApprovalCommand {
+  readonly type: 'resolveApproval';
+  readonly at: number;
+  readonly approvalId: string;
+  readonly outcome: ApprovalOutcome;
+  readonly by?: string;
+  readonly note?: string;
 }
 export interface SettleCommand {
   readonly type: 'settle';
@@ -96,6 +117,10 @@ export interface Narrowing {
   readonly budget?: { readonly calls?: number; readonly inputBytes?: number; readonly meters?: MeterAmounts; readonly rate?: RateLimit };
   /** At most the parent's (any positive value when the parent has none). */
   readonly callTimeoutMs?: number;
+  /** More approval rules (the ancestors' always apply too). */
+  readonly approvals?: ApprovalRules;
+  /** At most the parent's (any positive value when the parent has none). */
+  readonly approvalTimeoutMs?: number;
 }
 
 /**
@@ -139,6 +164,6 @@ export interface HopCommand {
   readonly address: string | undefined;
 }
 
-export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand | HopCommand | TimeoutCommand;
+export type Command = RegisterToolCommand | IssueCommand | RevokeCommand | AdmitCommand | SettleCommand | AttenuateCommand | RevokeDelegationCommand | HopCommand | TimeoutCommand | ResolveApprovalCommand;
 
 export type { Amounts };

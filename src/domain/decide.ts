@@ -7,6 +7,8 @@ import { decideAttenuate, decideRevokeDelegation } from './decideDelegation';
 import { ancestorRecords, chainAuthority } from './grantChain';
 import { chainHopDecision } from './fetchHop';
 import { grantScopeProblem, resourceTemplatesProblem } from './grantSpec';
+import { chainAlwaysAsks } from './approvalSpec';
+import { approvalRequested, decideResolveApproval } from './decideApproval';
 import { principalGrantProblem } from './principals';
 import { exhaustedMeter, settlementCharge } from './meters';
 import { chainRateWait } from './rateWindow';
@@ -132,17 +134,32 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
       const { grant, key } = verdict;
       return emit({ type: 'call.replayed', callId: command.callId, grantId: grant.grantId, tool: command.tool, replayOf: verdict.replayOf, idempotency: { keyDigest: key.keyDigest, argsDigest: key.argsDigest } });
     }
-    case 'admit':
-      return emit(admitted(command, verdict.grant, verdict.ancestors, verdict.inputBytes));
+    case 'admit': {
+      // Every other check passed: a call the chain's approval rules ask about reserves and waits.
+      const { grant, ancestors, inputBytes } = verdict;
+      if (command.approval !== undefined) {
+        // An approval id names one wait, ever: a reused one (a forged log, a shell bug) is refused.
+        const id = command.approval.approvalId;
+        if ((state.approvals !== undefined && shardGet(state.approvals, id) !== undefined) || (state.approvalsEnded !== undefined && shardGet(state.approvalsEnded, id) !== undefined)) return refuse('invalid_approval', 'the approval id was already used');
+        return approvalRequested(command.callId, command.tool, command.at, grant, ancestors, reservation(command, inputBytes), command.approval);
+      }
+      if (chainAlwaysAsks(grant, ancestors, command.tool)) return refuse('approval_required', 'the grant asks a person about every call to this tool, and the command carries no approval request');
+      return emit(admitted(command, grant, ancestors, inputBytes));
+    }
     case 'reject':
       return emit(rejected(command, verdict));
   }
 }
 
-function admitted(command: AdmitCommand, grant: GrantRecord, ancestors: readonly GrantRecord[], inputBytes: number): CallAdmittedPayload {
+/** What an admission (or a wait for approval) reserves: one call, its bytes, and its tool's cost when it has one. */
+function reservation(command: AdmitCommand, inputBytes: number): Reservation {
   const cost: MeterAmounts | undefined = command.cost;
+  return cost === undefined ? { calls: 1, inputBytes } : { calls: 1, inputBytes, meters: cost };
+}
+
+function admitted(command: AdmitCommand, grant: GrantRecord, ancestors: readonly GrantRecord[], inputBytes: number): CallAdmittedPayload {
   const key = command.idempotency;
-  const reserved: Reservation = cost === undefined ? { calls: 1, inputBytes } : { calls: 1, inputBytes, meters: cost };
+  const reserved = reservation(command, inputBytes);
   const timeout = chainTimeout(grant, ancestors);
   if (key !== undefined) {
     // A keyed admission binds its key: built field by field (the rarer shape).
@@ -311,5 +328,7 @@ export function decide(state: LedgerState, command: Command): Decision {
       return decideHop(state, command);
     case 'timeout':
       return decideTimeout(state, command);
+    case 'resolveApproval':
+      return decideResolveApproval(state, command);
   }
 }

@@ -39,6 +39,7 @@ function widens(parent: GrantRecord, left: Reservation, child: GrantScope): bool
   if (child.notBefore < parent.scope.notBefore || child.expiresAt > parent.scope.expiresAt) return true;
   // A parent without a timeout lets a child set any; with one, a child's may only be shorter.
   if (parent.scope.callTimeoutMs !== undefined && (child.callTimeoutMs === undefined || child.callTimeoutMs > parent.scope.callTimeoutMs)) return true;
+  if (parent.scope.approvalTimeoutMs !== undefined && (child.approvalTimeoutMs === undefined || child.approvalTimeoutMs > parent.scope.approvalTimeoutMs)) return true;
   if (child.budget.calls > left.calls || child.budget.inputBytes > left.inputBytes) return true;
   const meters = child.budget.meters;
   if (meters !== undefined) for (const name of Object.keys(meters)) if (namesMeter(left.meters, name) && (meters[name] as number) > meterAmount(left.meters, name)) return true;
@@ -80,6 +81,7 @@ export function decideAttenuate(state: LedgerState, command: AttenuateCommand): 
   const n = request.narrowing;
   const left = budgetLeft(parent, authority.ancestors);
   const callTimeoutMs = n.callTimeoutMs ?? parent.scope.callTimeoutMs;
+  const approvalTimeoutMs = n.approvalTimeoutMs ?? parent.scope.approvalTimeoutMs;
   const scope: GrantScope = {
     tools: n.tools ?? parent.scope.tools,
     args: n.args ?? {},
@@ -88,6 +90,9 @@ export function decideAttenuate(state: LedgerState, command: AttenuateCommand): 
     expiresAt: n.expiresAt ?? parent.scope.expiresAt,
     budget: childBudget(n.budget, left),
     ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
+    // The child's own rules: its ancestors' apply to its calls anyway (a chain's rule is the union).
+    ...(n.approvals !== undefined ? { approvals: n.approvals } : {}),
+    ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
   };
   if (grantScopeProblem(state, scope) !== undefined) return attenuationRejected('attenuation_invalid', parent.grantId);
   if (authority.ancestors.length + 1 > limits.delegationDepthMax) return attenuationRejected('attenuation_widens', parent.grantId);

@@ -44,7 +44,9 @@ export type FieldKind =
   | 'attenuationRejectReason'
   | 'revocationRejectReason'
   | 'hopOutcome'
-  | 'hopRefusalReason';
+  | 'hopRefusalReason'
+  /** How an approval ended: `approved`, `denied` or `timed_out`. */
+  | 'approvalOutcome';
 
 export interface FieldSpec {
   readonly kind: FieldKind;
@@ -124,6 +126,27 @@ export const eventFields = {
     address: opt('string'),
     outcome: req('hopOutcome'),
     reason: opt('hopRefusalReason'),
+  },
+  // A call waiting for a person, and how the wait ended (docs/approvals.md).
+  'approval.requested': {
+    approvalId: req('string'),
+    callId: req('string'),
+    grantId: req('string'),
+    tool: req('string'),
+    argsDigest: req('hex64'),
+    reserved: req('reservation'),
+    ancestors: opt('ancestorIds'),
+    deadline: req('time'),
+  },
+  'approval.resolved': {
+    approvalId: req('string'),
+    callId: req('string'),
+    grantId: req('string'),
+    tool: req('string'),
+    outcome: req('approvalOutcome'),
+    by: opt('string'),
+    note: opt('string'),
+    deadline: opt('time'),
   },
 } as const satisfies EventFieldTable;
 

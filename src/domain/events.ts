@@ -47,6 +47,18 @@ export interface GrantScope {
    * least along its chain.
    */
   readonly callTimeoutMs?: number;
+  /**
+   * Per tool, when a call waits for a person: `true` (every call) or a JSON Schema (calls whose
+   * arguments match it). A call's rule is the union over its chain: a child adds, never drops.
+   */
+  readonly approvals?: ApprovalRules;
+  /** How long a call may wait for its approval (ms of log time); the least along the chain, else the ledger's default. */
+  readonly approvalTimeoutMs?: number;
+}
+
+/** Approval rules per tool name: `true` or a JSON Schema object the arguments are matched against. */
+export interface ApprovalRules {
+  readonly [tool: string]: true | JsonObject;
 }
 
 export interface ToolRegisteredPayload {
@@ -196,6 +208,44 @@ export interface CallFailedPayload {
   readonly timedOut?: true;
 }
 
+/**
+ * A call that passed every check and needs a person: reserved like an admission (on the grant and
+ * every ancestor), it waits until `approval.resolved` or its `deadline` (log time, at most the
+ * chain's expiry). `argsDigest` binds the approval to these arguments: SHA-256 over the approval id,
+ * the tool and the canonical arguments (salted by the id, so the log gives no guessing oracle).
+ */
+export interface ApprovalRequestedPayload {
+  readonly type: 'approval.requested';
+  readonly approvalId: string;
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  readonly argsDigest: string;
+  readonly reserved: Reservation;
+  /** As on `call.admitted`: only on a child's call, its ancestors, root first. */
+  readonly ancestors?: readonly string[];
+  readonly deadline: number;
+}
+/** How a person (or the deadline) resolved an approval. */
+export type ApprovalOutcome = 'approved' | 'denied' | 'timed_out';
+/**
+ * The end of a wait: `approved` (the call is admitted from here: in flight, its `deadline` the call
+ * timeout from now when the chain has one), `denied` or `timed_out` (the reservation is released).
+ * `by` names who decided (absent on a timeout); `note` is their text (approve's note, deny's reason).
+ */
+export interface ApprovalResolvedPayload {
+  readonly type: 'approval.resolved';
+  readonly approvalId: string;
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  readonly outcome: ApprovalOutcome;
+  readonly by?: string;
+  readonly note?: string;
+  /** Only on an approval of a call whose chain has `callTimeoutMs`: when the ledger times the call out. */
+  readonly deadline?: number;
+}
+
 export interface AttenuationRejectedPayload {
   readonly type: 'attenuation.rejected';
   readonly reason: AttenuationRejectReason;
@@ -238,7 +288,9 @@ export type EventPayload =
   | CallFailedPayload
   | AttenuationRejectedPayload
   | RevocationRejectedPayload
-  | FetchHopPayload;
+  | FetchHopPayload
+  | ApprovalRequestedPayload
+  | ApprovalResolvedPayload;
 
 export type EventType = EventPayload['type'];
 

@@ -1,4 +1,5 @@
 import type { GrantScope, ResourceTemplates } from './events';
+import { approvalRulesProblem } from './approvalSpec';
 import { limits } from './limits';
 import { meterAmountsProblem } from './meters';
 import { isCanonicalScope } from './resources';
@@ -58,8 +59,11 @@ export function grantScopeProblem(state: LedgerState, scope: GrantScope): string
     const problem = meterAmountsProblem(budget.meters, 'budget.meters');
     if (problem !== undefined) return problem;
   }
-  if (budget.rate !== undefined) return rateProblem(budget.rate);
-  return undefined;
+  if (budget.rate !== undefined) {
+    const problem = rateProblem(budget.rate);
+    if (problem !== undefined) return problem;
+  }
+  return approvalRulesProblem(scope);
 }
 
 const budgetKeys = new Set(['calls', 'inputBytes', 'meters', 'rate']);

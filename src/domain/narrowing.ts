@@ -4,11 +4,11 @@ import { isTimeout } from './grantSpec';
 import { limits } from './limits';
 import { rateProblem } from './grantSpec';
 import { meterAmountsProblem } from './meters';
-import type { MeterAmounts, RateLimit } from './events';
+import type { ApprovalRules, MeterAmounts, RateLimit } from './events';
 
 export type ParsedNarrowing = { readonly ok: true; readonly narrowing: Narrowing } | { readonly ok: false; readonly problem: string };
 
-const fields = new Set(['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget', 'callTimeoutMs']);
+const fields = new Set(['tools', 'args', 'resources', 'notBefore', 'expiresAt', 'budget', 'callTimeoutMs', 'approvals', 'approvalTimeoutMs']);
 const budgetFields = new Set(['calls', 'inputBytes', 'meters', 'rate']);
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -60,6 +60,19 @@ export function parseNarrowing(request: JsonObject): ParsedNarrowing {
   if (own(request, 'callTimeoutMs')) {
     if (!isTimeout(request.callTimeoutMs)) return fail('callTimeoutMs must be a positive safe integer (ms)');
     out.callTimeoutMs = request.callTimeoutMs;
+  }
+  if (own(request, 'approvalTimeoutMs')) {
+    if (!isTimeout(request.approvalTimeoutMs)) return fail('approvalTimeoutMs must be a positive safe integer (ms)');
+    out.approvalTimeoutMs = request.approvalTimeoutMs;
+  }
+  if (own(request, 'approvals')) {
+    const approvals = request.approvals;
+    if (!isObject(approvals)) return fail('approvals must be an object of rules keyed by tool name');
+    for (const key of Object.keys(approvals)) {
+      const rule = approvals[key];
+      if (rule !== true && !isObject(rule)) return fail('approvals must map each tool to true or a JSON Schema object');
+    }
+    out.approvals = approvals as ApprovalRules;
   }
   if (own(request, 'budget')) {
     const budget = request.budget;

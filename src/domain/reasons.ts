@@ -16,6 +16,8 @@ export const rejectReasons = [
   'meter_budget_exhausted',
   'rate_limited',
   'idempotency_keys_exhausted',
+  'approval_denied',
+  'approval_timeout',
   'ledger_unavailable',
 ] as const;
 
@@ -44,6 +46,8 @@ const messages: Readonly<Record<RejectReason, string>> = {
   byte_budget_exhausted: "the grant's input-byte budget cannot cover this call",
   meter_budget_exhausted: "a meter of the grant (or an ancestor) cannot cover what this call may cost",
   rate_limited: "the grant (or an ancestor) has admitted as many calls as its rate window allows; retry after retryAfterMs",
+  approval_denied: 'a person denied this call (it waited for approval and never ran)',
+  approval_timeout: 'nobody approved this call before its approval deadline (it never ran)',
   ledger_unavailable: 'the ledger could not record the decision (store failure, closed, or too many pending commands)',
 };
 

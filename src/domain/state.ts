@@ -121,6 +121,24 @@ export interface InFlightCall {
   readonly key?: string;
 }
 
+/** A call waiting for a person (approval.requested), with what it reserved along its chain. */
+export interface PendingApproval {
+  readonly approvalId: string;
+  readonly callId: string;
+  readonly grantId: string;
+  readonly tool: string;
+  readonly argsDigest: string;
+  readonly reserved: Reservation;
+  /** Only on a child's call: its ancestors, root first. */
+  readonly ancestors?: readonly string[];
+  readonly requestedAt: number;
+  readonly deadline: number;
+  readonly seq: number;
+}
+
+/** How an approval ended: as logged, or `revoked` when revoking its grant (or an ancestor) released it. */
+export type ApprovalEnd = 'approved' | 'denied' | 'timed_out' | 'revoked';
+
 /** The ledger's projection of its log. Frozen throughout (records by immer, containers by hand: see evolve.ts); equal to `replay(events)`. */
 export interface LedgerState {
   /** Position of the last folded event: where the next event chains on. */
@@ -135,6 +153,10 @@ export interface LedgerState {
    * map of them by grant); two levels deep (idempotency.ts, bindingsDepth). Each tree's queue of them is on its root's record (`GrantRecord.keyQueue`).
    */
   readonly idempotencyBindings: ShardedMap<DigestBindings>;
+  /** Only once a call has waited for approval: the pending ones by approval id (approvalFold.ts). */
+  readonly approvals?: ShardedMap<PendingApproval>;
+  /** Only once an approval has ended: how, by approval id (so a second use is told from an unknown id). */
+  readonly approvalsEnded?: ShardedMap<ApprovalEnd>;
 }
 
 export const initialState: LedgerState = Object.freeze({

@@ -1,4 +1,5 @@
 import type { LedgerEvent } from '../domain/events';
+import type { CallApproval } from './approvalTelemetry';
 
 type DecisionLike = Extract<LedgerEvent, { type: 'call.admitted' | 'call.rejected' | 'call.replayed' }>;
 type SettlementLike = Extract<LedgerEvent, { type: 'call.completed' | 'call.failed' }>;
@@ -8,6 +9,8 @@ type ReplayedEvent = Extract<LedgerEvent, { type: 'call.replayed' }>;
 export interface CallEvents {
   decision?: DecisionLike;
   settlement?: SettlementLike;
+  /** Only for a call that waited for a person. */
+  approval?: CallApproval;
 }
 
 /**
@@ -60,6 +63,15 @@ export class CallEventIndex {
         // A settlement whose decision was not recorded here belongs to a call made elsewhere.
         const known = this.byCall.get(event.callId);
         if (known !== undefined) known.settlement = event;
+        return;
+      }
+      case 'approval.requested':
+        // A wait is the call's decision to ask; its admission follows as `approval.resolved`.
+        (this.entry(event.callId).approval ??= {}).requested = event;
+        return;
+      case 'approval.resolved': {
+        const known = this.byCall.get(event.callId);
+        if (known?.approval !== undefined) known.approval.resolved = event;
         return;
       }
       default:

@@ -4,6 +4,7 @@ import type { InvokeOptions, KeyedInvokeOptions, KeyedInvokeOutcome, Ledger } fr
 import { attr, executeTool, instrumentName } from './attributes';
 import { CallEventIndex, type CallEvents } from './callEvents';
 import { LedgerMetrics } from './ledgerMetrics';
+import { addApprovalEvents, pendingApprovalsGauge } from './approvalTelemetry';
 
 export interface InstrumentLedgerOptions {
   /** Default: the global tracer provider (`trace.getTracerProvider()`). */
@@ -45,6 +46,7 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(instrumentName);
   const ledgerMetrics = new LedgerMetrics(meter, ledger, options.budgetGrantsMax ?? 100);
   const index = new CallEventIndex(callsHeldMax);
+  const removeApprovalsGauge = pendingApprovalsGauge(meter, ledger);
   const subscription: Subscription = ledger.events$.subscribe({ next: (event) => index.record(event) });
   const own = Object.getOwnPropertyDescriptor(ledger, 'invoke');
   const original = ledger.invoke as Invoke;
@@ -91,6 +93,7 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
     uninstrument() {
       subscription.unsubscribe();
       ledgerMetrics.close();
+      removeApprovalsGauge();
       if (own !== undefined) Object.defineProperty(ledger, 'invoke', own);
       else delete (ledger as { invoke?: unknown }).invoke;
     },
@@ -122,12 +125,19 @@ function finishSpan(span: Span, outcome: KeyedInvokeOutcome | undefined, events:
   }
   const decision = events?.decision;
   const settlement = events?.settlement;
+  addApprovalEvents(span, events?.approval);
+  // A call that waited for a person was decided by its request (then admitted by its approval).
+  const asked = events?.approval?.requested;
   span.setAttribute(attr.toolCallId, outcome.callId).setAttribute(attr.decision, decided).setAttribute(attr.outcome, outcome.status);
   if (decision !== undefined) {
     span.updateName(spanName(decision.tool));
     span.setAttribute(attr.toolName, decision.tool);
     if (decision.grantId !== undefined) span.setAttribute(attr.grantId, decision.grantId);
     span.setAttribute(attr.eventSeq, decision.seq).setAttribute(attr.eventHash, decision.hash);
+  } else if (asked !== undefined) {
+    span.updateName(spanName(asked.tool));
+    span.setAttribute(attr.toolName, asked.tool).setAttribute(attr.grantId, asked.grantId);
+    span.setAttribute(attr.eventSeq, asked.seq).setAttribute(attr.eventHash, asked.hash);
   }
   if (settlement !== undefined) span.setAttribute(attr.settlementSeq, settlement.seq).setAttribute(attr.settlementHash, settlement.hash);
   if (outcome.status === 'rejected') {

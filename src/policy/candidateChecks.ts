@@ -4,9 +4,10 @@ import { scopeCovers } from '../domain/resources';
 import { rejectReasons, type ArgumentCheck, type RejectReason, type ResourceCheck } from '../domain/reasons';
 
 /** Rules whose outcome a log cannot re-derive for a call: they ran on argument values it never holds. */
-export type OpenRule = 'input_schema' | 'argument_narrowing' | 'resources' | 'meters';
+export type OpenRule = 'input_schema' | 'argument_narrowing' | 'resources' | 'meters' | 'approvals';
 
-export type CallDecision = Extract<LedgerEvent, { type: 'call.admitted' | 'call.rejected' | 'call.replayed' }>;
+/** A call's decision as logged; `approval.requested` is a call that passed every check and asked a person. */
+export type CallDecision = Extract<LedgerEvent, { type: 'call.admitted' | 'call.rejected' | 'call.replayed' | 'approval.requested' }>;
 
 /** What the log's grant and the candidate say about one tool's arguments and resources. */
 export interface ToolRules {
@@ -29,14 +30,14 @@ export interface CandidateChecks {
 const rank = (reason: RejectReason): number => rejectReasons.indexOf(reason);
 /** How far a logged decision got through the checks (admitted: all of them; a replay: past the resources). */
 export function stageOf(outcome: string): number {
-  if (outcome === 'admitted') return Number.POSITIVE_INFINITY;
+  if (outcome === 'admitted' || outcome === 'asked') return Number.POSITIVE_INFINITY;
   if (outcome === 'replayed') return rank('idempotency_conflict') + 0.5;
   return rank(outcome as RejectReason);
 }
 export const stages = { schema: rank('invalid_arguments'), narrowing: rank('argument_not_permitted'), resources: rank('invalid_resource'), meters: rank('meter_budget_exhausted') } as const;
 
 export function loggedOutcome(event: CallDecision): string {
-  return event.type === 'call.admitted' ? 'admitted' : event.type === 'call.replayed' ? 'replayed' : event.reason;
+  return event.type === 'call.admitted' ? 'admitted' : event.type === 'call.replayed' ? 'replayed' : event.type === 'approval.requested' ? 'asked' : event.reason;
 }
 
 const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
@@ -73,7 +74,7 @@ function resourceCheck(event: CallDecision, rules: ToolRules, outcome: string): 
 
 /** The tool's `cost(args)` as the log recorded it, or 'unknown' where it was never logged. */
 function loggedCost(event: CallDecision): MeterAmounts | undefined | 'unknown' {
-  if (event.type === 'call.admitted') return event.reserved.meters;
+  if (event.type === 'call.admitted' || event.type === 'approval.requested') return event.reserved.meters;
   if (event.type === 'call.replayed') return undefined;
   if (event.reason === 'meter_budget_exhausted' || event.reason === 'rate_limited') return event.cost;
   return 'unknown';
@@ -105,6 +106,6 @@ export function candidateChecks(event: CallDecision, rules: ToolRules, chainCaps
 /** The open rules that could have decided a call the candidate decided `after`. */
 export function relevantOpen(open: readonly OpenRule[], after: string): OpenRule[] {
   const reached = stageOf(after);
-  const stageFor: Readonly<Record<OpenRule, number>> = { input_schema: stages.schema, argument_narrowing: stages.narrowing, resources: stages.resources, meters: stages.meters };
-  return open.filter((rule) => reached >= stageFor[rule] && !(rule === 'meters' && after === 'replayed'));
+  const stageFor: Readonly<Record<OpenRule, number>> = { input_schema: stages.schema, argument_narrowing: stages.narrowing, resources: stages.resources, meters: stages.meters, approvals: Number.POSITIVE_INFINITY };
+  return open.filter((rule) => reached >= stageFor[rule] && !(rule === 'meters' && after === 'replayed') && !(rule === 'approvals' && after !== 'admitted' && after !== 'asked'));
 }

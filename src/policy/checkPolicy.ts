@@ -6,6 +6,7 @@ import { undeclaredInNarrowing } from './narrowingRules';
 import { fieldPointer, pointer } from './pointer';
 import { scopeReachable, templateArguments } from './templateReach';
 import { unboundTools } from './unboundTools';
+import { approvalRuleProblems, approvalsNotGranted } from './approvalRules';
 
 /** What `checkPolicy` can find. */
 export type PolicyProblemCode =
@@ -17,7 +18,9 @@ export type PolicyProblemCode =
   | 'unbound_tool' // a granted tool with no template while the policy has fs:/url: scopes
   | 'unreachable_scope' // a scope no template can produce a resource under
   | 'zero_budget' // budget.calls or budget.inputBytes is 0: every call is refused
-  | 'expired'; // expiresAt is not after now
+  | 'expired' // expiresAt is not after now
+  | 'approval_not_granted' // an approval rule on a tool the policy does not grant
+  | 'approval_invalid'; // an approval schema that does not compile
 
 export interface PolicyProblem {
   /** JSON Pointer (RFC 6901) into the policy; '' for the whole policy. */
@@ -45,19 +48,22 @@ export interface CheckPolicyOptions {
 export function checkPolicy(policy: unknown, tools: readonly PolicyTool[] | undefined, options: CheckPolicyOptions): PolicyProblem[] {
   let parsed: Policy;
   let unbound: PolicyProblem[] = [];
+  let ungranted: PolicyProblem[] = [];
   try {
     const text = JSON.stringify(policy);
     if (typeof text !== 'string') return [{ pointer: '', code: 'malformed', message: 'the policy is not a JSON object' }];
     unbound = unboundTools(JSON.parse(text) as unknown);
+    ungranted = approvalsNotGranted(JSON.parse(text) as unknown);
     parsed = parsePolicy(text);
   } catch (error) {
     // A parser that refuses unbound tools itself names `resources`: the rule's own pointers say more.
     if (error instanceof PolicyError && error.field === 'resources' && unbound.length > 0) return unbound;
+    if (error instanceof PolicyError && error.field.startsWith('approvals[') && ungranted.length > 0) return [...unbound, ...ungranted];
     if (error instanceof PolicyError) return [{ pointer: fieldPointer(error.field), code: 'malformed', message: error.message }];
     return [{ pointer: '', code: 'malformed', message: 'the policy is not JSON' }];
   }
   const schemas = tools === undefined ? undefined : new Map(tools.map((t) => [t.name, t.inputSchema]));
-  return [...toolProblems(parsed, schemas), ...unbound, ...narrowingProblems(parsed, schemas), ...templateProblems(parsed, schemas), ...scopeProblems(parsed), ...budgetProblems(parsed), ...expiryProblems(parsed, options.now)];
+  return [...toolProblems(parsed, schemas), ...unbound, ...narrowingProblems(parsed, schemas), ...templateProblems(parsed, schemas), ...scopeProblems(parsed), ...budgetProblems(parsed), ...expiryProblems(parsed, options.now), ...(parsed.approvals !== undefined ? approvalRuleProblems(parsed, schemas, new SchemaCompiler()) : [])];
 }
 
 function toolProblems(policy: Policy, schemas: ReadonlyMap<string, JsonObject> | undefined): PolicyProblem[] {

@@ -7,6 +7,7 @@ import { initialState } from '../domain/state';
 import { TransientState } from '../domain/transientState';
 import { policyIssueOptions, type Policy } from '../integrations/mcp/policy';
 import { commandFromEvent } from '../verification/commandFromEvent';
+import { candidateAsks, diffApprovalAsk } from './candidateApproval';
 import { candidateChecks, loggedOutcome, relevantOpen, type CallDecision, type OpenRule, type ToolRules } from './candidateChecks';
 
 export type { OpenRule } from './candidateChecks';
@@ -48,7 +49,12 @@ interface RootInfo {
 /** The candidate as the scope of a grant issued at `at` (its `expiresIn` counts from there). */
 function candidateScope(candidate: Policy, at: number): { scope: GrantScope; templates: ResourceTemplates; fsBase: string | undefined } {
   const o = policyIssueOptions(candidate, at);
-  const scope: GrantScope = { tools: o.tools, args: o.args ?? {}, resources: o.resources ?? [], notBefore: o.notBefore ?? at, expiresAt: o.expiresAt, budget: o.budget, ...(o.callTimeoutMs !== undefined ? { callTimeoutMs: o.callTimeoutMs } : {}) };
+  const scope: GrantScope = {
+    tools: o.tools, args: o.args ?? {}, resources: o.resources ?? [], notBefore: o.notBefore ?? at, expiresAt: o.expiresAt, budget: o.budget,
+    ...(o.callTimeoutMs !== undefined ? { callTimeoutMs: o.callTimeoutMs } : {}),
+    ...(o.approvals !== undefined ? { approvals: o.approvals } : {}),
+    ...(o.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: o.approvalTimeoutMs } : {}),
+  };
   return { scope, templates: o.resourceTemplates ?? {}, fsBase: o.fsBase };
 }
 
@@ -76,7 +82,7 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
   const rootOf = new Map<string, string>();
   const roots = new Map<string, RootInfo>();
   const changes: DecisionChange[] = [];
-  const open: Record<OpenRule, number> = { input_schema: 0, argument_narrowing: 0, resources: 0, meters: 0 };
+  const open: Record<OpenRule, number> = { input_schema: 0, argument_narrowing: 0, resources: 0, meters: 0, approvals: 0 };
   const refused: { seq: number; grantId: string; message: string }[] = [];
   let calls = 0;
   let unavailable = 0;
@@ -116,6 +122,7 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
       case 'call.admitted':
       case 'call.rejected':
       case 'call.replayed':
+      case 'approval.requested':
         calls++;
         if (e.type === 'call.rejected' && e.reason === 'ledger_unavailable') unavailable++;
         else redecideCall(e, roots.get(root) as RootInfo);
@@ -144,11 +151,13 @@ export function diffPolicy(events: readonly LedgerEvent[], candidate: Policy, op
     const checks = candidateChecks(e, rules, capsMeters);
     const base = commandFromEvent(e);
     if (base.type !== 'admit') return;
-    const { cost: _loggedCost, ...rest } = base;
-    const payloads = decided(e, { ...rest, argumentCheck: checks.argumentCheck, resourceCheck: checks.resourceCheck, ...(checks.cost !== undefined ? { cost: checks.cost } : {}) }) ?? [];
+    const { cost: _loggedCost, approval: _loggedAsk, ...rest } = base;
+    const asks = candidateAsks(e, info.logged.scope.approvals, info.candidate.scope.approvals, chain.filter((g) => g.ancestors !== undefined));
+    const openRules = asks.open ? [...checks.open, 'approvals' as const] : checks.open;
+    const payloads = decided(e, { ...rest, argumentCheck: checks.argumentCheck, resourceCheck: checks.resourceCheck, ...(checks.cost !== undefined ? { cost: checks.cost } : {}), ...(asks.asks ? { approval: diffApprovalAsk(e) } : {}) }) ?? [];
     const first = payloads[0];
-    const after = first === undefined ? 'refused' : first.type === 'call.admitted' ? 'admitted' : first.type === 'call.replayed' ? 'replayed' : first.type === 'call.rejected' ? first.reason : first.type;
-    const assuming = relevantOpen(checks.open, after);
+    const after = first === undefined ? 'refused' : first.type === 'call.admitted' ? 'admitted' : first.type === 'approval.requested' ? 'asked' : first.type === 'call.replayed' ? 'replayed' : first.type === 'call.rejected' ? first.reason : first.type;
+    const assuming = relevantOpen(openRules, after);
     for (const rule of assuming) open[rule]++;
     const before = loggedOutcome(e);
     if (before !== after) changes.push({ seq: e.seq, callId: e.callId, ...(e.grantId !== undefined ? { grantId: e.grantId } : {}), tool: e.tool, before, after, ...(assuming.length > 0 ? { assuming } : {}) });

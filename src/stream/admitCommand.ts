@@ -1,4 +1,5 @@
-import type { AdmitCommand, Command } from '../domain/commands';
+import type { AdmitCommand, ApprovalAsk, Command } from '../domain/commands';
+import { approvalAsk, approvalFanOut, approvalTimeoutMsDefault, chainAsks } from './approvalAsk';
 import { checkAuthority } from '../domain/decide';
 import type { MeterAmounts } from '../domain/events';
 import type { JsonObject } from '../domain/json';
@@ -49,11 +50,14 @@ export function admitCommand(
   onRefused?: (refusal: ArgumentRefusal) => void,
   /** Gathers what resource helpers resolved while `resources(args)` ran (without it, nothing is gathered). */
   resources?: Pick<ToolResources, 'collectChecks'>,
+  /** The ledger's default wait for an approval (ms of log time). */
+  approvalDefaultMs: number = approvalTimeoutMsDefault,
 ): Command | undefined {
   const grantId = call.tokenDigest === undefined ? undefined : shardGet(state.tokens, call.tokenDigest);
   let argumentCheck: ArgumentCheck = 'ok';
   let resourceCheck: ResourceCheck = 'ok';
   let cost: MeterAmounts | undefined;
+  let approval: ApprovalAsk | undefined;
   const authority = checkAuthority(state, grantId, call.tool, at);
   if (authority.ok) {
     const attached = registry.get(call.tool);
@@ -77,6 +81,10 @@ export function admitCommand(
           onRefused?.({ reason: argumentCheck, message: "the tool's cost(args) could not price these arguments (the host's cost function threw or returned no meter amounts)" });
         } else cost = priced;
       }
+      // Last of the shell's checks (decide then checks budgets first): does the chain ask a person?
+      if (resourceCheck === 'ok' && argumentCheck === 'ok' && chainAsks(registry, authority.ancestors, authority.grant, call.tool, call.args.value)) {
+        approval = approvalAsk(call.tool, call.args.canonical, approvalDefaultMs);
+      }
     }
   }
   // Optional fields added to one literal rather than spread from conditional objects: this runs for
@@ -92,6 +100,7 @@ export function admitCommand(
     resourceCheck,
   };
   if (cost !== undefined) command.cost = cost;
+  if (approval !== undefined) command.approval = approval;
   const key = call.idempotency;
   if (key !== undefined && key !== 'invalid') command.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: at + key.ttlMs, keysMax: key.keysMax };
   return command;
@@ -152,7 +161,8 @@ function narrowingRefusal(registry: ToolRegistry, ancestors: readonly GrantRecor
 /** The fan-out weight of a grant's narrowing for a tool when an agent made it (by attenuate), else 0. */
 function agentFanOut(registry: ToolRegistry, grant: GrantRecord, tool: string): number {
   if (grant.parentGrantId === undefined) return 0;
-  return registry.narrowingFor(grant, tool)?.fanOut ?? 0;
+  // An agent's approval rule is matched on every call too: its work counts against the same bound.
+  return (registry.narrowingFor(grant, tool)?.fanOut ?? 0) + approvalFanOut(registry, grant, tool);
 }
 
 /** Which grant a call acts for, as `resources(args, call)` sees it (a child maps as its root does). */

@@ -165,9 +165,11 @@ export class BatchLoop {
     let foreign: readonly LedgerEvent[] = [];
     let decided: BatchDecided | undefined;
     const deadline = batch.reduce((oldest, r) => Math.min(oldest, r.queuedAt), Infinity) + store.timeoutMs;
+    // A catch-up batched with commands is done by their transaction: either way the next may be queued
+    // (left set, the periodic fold of other writers' events would stop for good).
+    if (batch.some((r) => r.kind === 'catchUp')) this.catchUpQueued = false;
     try {
       if (batch.every((r) => r.kind === 'catchUp')) {
-        this.catchUpQueued = false;
         foreign = await store.readAfter(this.current.head.seq, this.current.head.hash);
         decided = { state: foldForeign(this.current, foreign), sealed: [], results: batch.map(() => ({ kind: 'decided', events: [] })) };
       } else {

@@ -11,6 +11,7 @@ import { timeoutError } from './callTimeouts';
 import { HeldOutcomes } from './heldOutcomes';
 import { onSignalAbort, signalAborted, signalReason } from './hostSignal';
 import type { CallIds } from './ids';
+import type { WaitEnd } from './approvalWaits';
 import { LazyAbort } from './lazyAbort';
 import type { CallHops, CheckedResources, RunningToolContext, ToolResources } from './ports/toolResources';
 import type { Running, RunningCalls } from './runningCalls';
@@ -28,9 +29,15 @@ export interface CallRunnerParts {
   readonly settlements: Settlements;
   readonly callIds: CallIds;
   readonly refundOnError: boolean;
+  /** Where a call that asked a person waits for its approval (approvalDesk.ts). */
+  readonly approvals: { wait(requested: EventOf<'approval.requested'>): Promise<WaitEnd> };
 }
 
-type Admitted = EventOf<'call.admitted'>;
+/** What `execute` needs of an admission: a `call.admitted` event, or an approved wait. */
+type Admitted = Pick<EventOf<'call.admitted'>, 'callId' | 'grantId' | 'tool' | 'reserved' | 'ancestors' | 'deadline' | 'idempotency'>;
+
+/** The reason an invoke whose wait ended without approval is rejected with. */
+const waitReasons = { denied: 'approval_denied', timed_out: 'approval_timeout', revoked: 'revoked', closed: 'ledger_unavailable' } as const;
 
 /** What a decided invoke becomes: the tool run and settled, a replay answered, or a rejection mapped. */
 export class CallRunner {
@@ -46,6 +53,7 @@ export class CallRunner {
     const event = result.events[0];
     if (event?.type === 'call.replayed') return this.replayOutcome<Result>(event);
     if (event?.type === 'call.admitted') return this.execute<Result>(event, ordinal, args, request.checked, cancel);
+    if (event?.type === 'approval.requested') return this.afterApproval<Result>(event, ordinal, args, request.checked, cancel);
     return rejectionOutcome(event, request);
   }
 
@@ -64,6 +72,17 @@ export class CallRunner {
     const state = this.parts.loop.current;
     const binding = bindingAt(state, replay.grantId, replay.idempotency.keyDigest);
     return { status: 'replayed', callId: firstCallId, replayed: true, settled: binding === undefined ? 'in_flight' : keyStatus(state, binding) };
+  }
+
+  /**
+   * A call that waits for a person: runs once the log shows it approved (here or in another process),
+   * as admitted at the approval; otherwise rejected with why the wait ended.
+   */
+  private async afterApproval<Result>(requested: EventOf<'approval.requested'>, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
+    const end = await this.parts.approvals.wait(requested);
+    if (end.kind !== 'approved') return rejected(requested.callId, waitReasons[end.kind]);
+    const { callId, grantId, tool, reserved, ancestors } = requested;
+    return this.execute<Result>({ callId, grantId, tool, reserved, ancestors, deadline: end.deadline }, ordinal, args, checked, cancel);
   }
 
   /** Runs an admitted call's tool (racing its deadline, if any), settles it, and answers its retries. */

@@ -22,6 +22,8 @@ export interface BatchDecider {
   readonly clock: () => number;
   readonly registry: ToolRegistry;
   readonly resources: ToolResources;
+  /** The ledger's default wait for an approval (ms of log time). */
+  readonly approvalDefaultMs: number;
 }
 
 /**
@@ -47,7 +49,7 @@ export function decideBatch(decider: BatchDecider, start: LedgerState, live: Liv
       results.push({ kind: 'unavailable', cause: 'the clock did not return a finite number' });
       continue;
     }
-    const command = request.kind === 'host' ? request.command(at, state) : admitCommand(decider.registry, state, request, at, (checked) => (request.checked = checked), (refusal) => (request.refusal = refusal), decider.resources);
+    const command = request.kind === 'host' ? request.command(at, state) : admitCommand(decider.registry, state, request, at, (checked) => (request.checked = checked), (refusal) => (request.refusal = refusal), decider.resources, decider.approvalDefaultMs);
     if (command === undefined) {
       // The log knows the tool but this ledger object has no implementation to check or run:
       // a host misconfiguration, not an agent decision, so fail closed without logging a verdict.

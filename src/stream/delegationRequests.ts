@@ -7,6 +7,7 @@ import { parseNarrowing } from '../domain/narrowing';
 import { snapshotArguments } from '../tools/arguments';
 import type { SchemaCompiler } from '../tools/schemas';
 import { undeclaredNarrowingProblem } from './narrowingChecks';
+import { approvalRulesCompileProblem } from './approvalHost';
 import type { AttenuateOutcome, RevokeDelegationOutcome } from './types';
 
 // The shell's side of an agent's delegation requests: bound and snapshot the hostile request, run
@@ -36,6 +37,10 @@ export function checkAttenuationRequest(compiler: SchemaCompiler, raw: unknown, 
     const undeclared = undeclaredNarrowingProblem(inputSchemaOf(tool), tool, schema);
     if (undeclared !== undefined) return invalid(undeclared);
   }
+  // An agent's approval rules are matched on its calls: compiled under the agent's bounds too.
+  const approvals = parsed.narrowing.approvals;
+  const approvalProblem = approvals === undefined ? undefined : approvalRulesCompileProblem(compiler, approvals as JsonObject, 'agent', inputSchemaOf);
+  if (approvalProblem !== undefined) return invalid(approvalProblem);
   return { request: { kind: 'narrowing', narrowing: parsed.narrowing } };
 }
 

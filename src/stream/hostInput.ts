@@ -1,12 +1,13 @@
 import { canonicalJson } from '../domain/canonicalJson';
 import type { Command } from '../domain/commands';
-import type { GrantScope, PrincipalRef, ResourceTemplates } from '../domain/events';
+import type { ApprovalRules, GrantScope, PrincipalRef, ResourceTemplates } from '../domain/events';
 import type { JsonObject } from '../domain/json';
 import { toolNamePattern } from '../domain/limits';
 import type { LedgerState } from '../domain/state';
 import type { ArgumentValidator } from '../tools/schemas';
 import { inputSchemaOf, undeclaredNarrowingProblem } from './narrowingChecks';
 import type { ScopeInterner } from './scopeInterner';
+import { approvalRulesCompileProblem } from './approvalHost';
 import type { ToolRegistry } from './toolRegistry';
 import type { IssueOptions, ToolDefinition } from './types';
 
@@ -57,6 +58,15 @@ export function checkIssueArgs(registry: ToolRegistry, state: LedgerState, optio
   return args;
 }
 
+/** The host's approval rules, copied, each schema compiled as a narrowing (host bounds) and naming only declared properties. */
+export function checkIssueApprovals(registry: ToolRegistry, state: LedgerState, options: IssueOptions): ApprovalRules | undefined {
+  if (options.approvals === undefined) return undefined;
+  const rules = hostJson(options.approvals, 'approvals');
+  const problem = approvalRulesCompileProblem(registry.compiler, rules, 'host', (tool) => inputSchemaOf(state, tool));
+  if (problem !== undefined) throw new TypeError(problem);
+  return rules as ApprovalRules;
+}
+
 export function issueTemplates(options: IssueOptions): ResourceTemplates | undefined {
   return options.resourceTemplates === undefined ? undefined : (hostJson(options.resourceTemplates, 'resourceTemplates') as unknown as ResourceTemplates);
 }
@@ -68,6 +78,8 @@ export interface IssuePlan {
   readonly args: JsonObject;
   readonly templates: ResourceTemplates | undefined;
   readonly principal: PrincipalRef | undefined;
+  /** Checked approval rules (checkIssueApprovals), when the host set any. */
+  readonly approvals?: ApprovalRules;
 }
 
 /** The issue command, dated when the batch decides it. */
@@ -80,6 +92,8 @@ export function issueCommand(at: number, options: IssueOptions, plan: IssuePlan,
     expiresAt: options.expiresAt,
     budget: options.budget,
     ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
+    ...(plan.approvals !== undefined ? { approvals: plan.approvals } : {}),
+    ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
   };
   // Snapshot the host's objects: later mutation by the caller cannot change an issued scope.
   const copied = safeJsonCopy(scope) as GrantScope | undefined;

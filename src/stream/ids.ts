@@ -16,6 +16,11 @@ export function presentedTokenDigest(token: unknown): string | undefined {
   return typeof token === 'string' && token.length <= limits.tokenCharsMax ? tokenDigest(token) : undefined;
 }
 
+/** An approval id: 128 random bits (an id that was never issued is refused, so ids cannot be guessed into use). */
+export function newApprovalId(): string {
+  return `a_${randomBytes(16).toString('hex')}`;
+}
+
 export function newGrantId(): string {
   return `g_${randomBytes(16).toString('hex')}`;
 }

@@ -7,7 +7,10 @@ import { shardGet, shardValues } from '../domain/shardedMap';
 import type { InFlightCall, LedgerState } from '../domain/state';
 import { principalGrantId } from '../domain/principals';
 import { snapshotArguments } from '../tools/arguments';
-import { isAsyncEventStore, type EventStore } from './ports/eventStore';
+import { isAsyncEventStore, isSharedEventStore, type EventStore } from './ports/eventStore';
+import { ApprovalDesk } from './approvalDesk';
+import { approvalTimeoutMsDefault } from './approvalAsk';
+import type { ApprovalEvent, ApproveOptions, ApproveOutcome, DenyOptions, DenyOutcome, PendingApprovalView } from './approvalTypes';
 import { openFollowerOnEvents, openLogAsync } from './openLog';
 import type { CheckedResources, ResolveHost, ToolResources } from './ports/toolResources';
 import { BatchLoop, type OpenedAsync } from './batchLoop';
@@ -18,7 +21,7 @@ import { CallRunner, rejected } from './callRunner';
 import { decideHop, runAgent, runHost } from './commandRequests';
 import { attenuateOutcome, attenuationUnavailable, checkAttenuationRequest, revocationUnavailable, revokeDelegationOutcome, targetGrantId } from './delegationRequests';
 import { grantUsage } from './grantUsage';
-import { checkIssueArgs, checkToolDefinition, issueCommand, issueTemplates } from './hostInput';
+import { checkIssueApprovals, checkIssueArgs, checkToolDefinition, issueCommand, issueTemplates } from './hostInput';
 import { CallIds, newGrantId, newToken, presentedTokenDigest, tokenDigest } from './ids';
 import { idempotencyTtlMsDefault, keyedCall } from './keyedCalls';
 import { readInvokeOptions } from './invokeOptions';
@@ -64,6 +67,8 @@ export class LedgerImpl implements Ledger {
   private readonly noneChecked: CheckedResources;
   readonly events$: Observable<LedgerEvent>;
   readonly decisions$: Observable<DecisionEvent>;
+  readonly approvals$: Observable<ApprovalEvent>;
+  private readonly approvals: ApprovalDesk;
 
   constructor(options: LedgerOptions, wiring: LedgerWiring, opened?: OpenedAsync) {
     isolateSubscriberErrors();
@@ -79,11 +84,17 @@ export class LedgerImpl implements Ledger {
     if (!Number.isSafeInteger(pendingMax) || pendingMax < 1) throw new TypeError('pendingCommandsMax must be a positive integer');
     this.follower = options.transparency;
     this.noneChecked = wiring.resources.noneChecked;
-    const decider = { clock: this.clock, registry: this.registry, resources: wiring.resources };
+    const approvalDefaultMs = options.approvalTimeoutMs ?? approvalTimeoutMsDefault;
+    if (!Number.isSafeInteger(approvalDefaultMs) || approvalDefaultMs < 1) throw new TypeError('approvalTimeoutMs must be a positive safe integer (ms)');
+    const decider = { clock: this.clock, registry: this.registry, resources: wiring.resources, approvalDefaultMs };
     const publish = (events: readonly LedgerEvent[]): void => this.publish(events);
     this.loop = new BatchLoop(isAsyncEventStore(store) ? undefined : store, opened, { pendingMax, decider, follower: this.follower, publish });
     this.events$ = this.events$Subject.asObservable();
     this.decisions$ = this.events$.pipe(filter((e): e is DecisionEvent => e.type === 'call.admitted' || e.type === 'call.rejected'));
+    this.approvals$ = this.events$.pipe(filter((e): e is ApprovalEvent => e.type === 'approval.requested' || e.type === 'approval.resolved'));
+    // A shared synchronous store is followed (polled) while an invoke waits; others fold foreign events themselves.
+    const shared = !isAsyncEventStore(store) && isSharedEventStore(store);
+    this.approvals = new ApprovalDesk(this.loop, this.clock, options.setTimer ?? systemSetTimer, shared ? () => this.loop.catchUp() : undefined);
     this.settlements = new Settlements(this.loop, store);
     this.deadlines = new CallDeadlines(this.loop, this.settlements, this.running, this.clock, options.setTimer ?? systemSetTimer, refundOnError);
     const hops = {
@@ -91,12 +102,28 @@ export class LedgerImpl implements Ledger {
       decideHop: decideHop.bind(undefined, this.loop),
       resolveHost: options.resolveHost ?? wiring.resolveHost,
     };
-    const { registry, running, deadlines, settlements, callIds, loop } = this;
-    this.runner = new CallRunner({ loop, registry, resources: wiring.resources, hops, running, deadlines, settlements, callIds, refundOnError });
+    const { registry, running, deadlines, settlements, callIds, loop, approvals } = this;
+    this.runner = new CallRunner({ loop, registry, resources: wiring.resources, hops, running, deadlines, settlements, callIds, refundOnError, approvals });
     this.settlements.settleKept();
     // What a crash (or another writer) left open is timed out once its deadline passes; settlements
     // taken over from the journal were decided first and are already queued ahead of any timeout.
     this.deadlines.scheduleOpen();
+    this.approvals.scheduleOpen();
+  }
+
+  // ---- approvals (host side; docs/approvals.md) ----------------------------------------------
+
+  pendingApprovals(): readonly PendingApprovalView[] {
+    this.loop.catchUp();
+    return this.approvals.pending();
+  }
+
+  approve(approvalId: string, options: ApproveOptions): Promise<ApproveOutcome> {
+    return this.approvals.approve(approvalId, options);
+  }
+
+  deny(approvalId: string, options: DenyOptions): Promise<DenyOutcome> {
+    return this.approvals.deny(approvalId, options);
   }
 
   // ---- host side -------------------------------------------------------------------------------
@@ -109,6 +136,7 @@ export class LedgerImpl implements Ledger {
 
   async issue(options: IssueOptions): Promise<IssuedGrant> {
     const args = checkIssueArgs(this.registry, this.loop.current, options);
+    const approvals = checkIssueApprovals(this.registry, this.loop.current, options);
     const templates = issueTemplates(options);
     const token = newToken();
     // A principal's grant id is derived (src/domain/principals.ts); the decider refuses it if another
@@ -116,7 +144,7 @@ export class LedgerImpl implements Ledger {
     const principalName = hostPrincipal(options.principal);
     const principal = principalName === undefined ? undefined : nextPrincipalRef(this.state(), principalName);
     const grantId = principal === undefined ? newGrantId() : principalGrantId(principal.name, principal.policy, principal.generation);
-    const plan = { grantId, tokenDigest: tokenDigest(token), args, templates, principal };
+    const plan = { grantId, tokenDigest: tokenDigest(token), args, templates, principal, ...(approvals !== undefined ? { approvals } : {}) };
     await runHost(this.loop, (at) => issueCommand(at, options, plan, this.scopes));
     return { grantId, token };
   }
@@ -173,14 +201,17 @@ export class LedgerImpl implements Ledger {
     return Object.freeze(Array.from(shardValues(this.loop.current.inFlight)).sort((a, b) => a.seq - b.seq));
   }
 
-  runDueTimeouts(): Promise<number> {
+  async runDueTimeouts(): Promise<number> {
     this.loop.catchUp();
-    return this.deadlines.runDue();
+    const approvals = await this.approvals.runDue();
+    return approvals + (await this.deadlines.runDue());
   }
 
   async close(): Promise<void> {
     if (this.loop.closing) return;
     this.loop.closing = true;
+    // Invokes waiting for a person answer now; their approvals stay pending in the log.
+    this.approvals.stop();
     await this.loop.idle();
     // Settlements still retrying get one more attempt now; what does not land stays in the journal.
     this.settlements.wakeRetries();
@@ -287,6 +318,7 @@ export class LedgerImpl implements Ledger {
     for (const event of events) {
       if (event.type === 'grant.revoked' && event.abortInFlight) this.running.abortGrant(event.grantId);
       if (event.type === 'call.failed' && event.timedOut === true) this.deadlines.timedOutHere(event.callId);
+      this.approvals.observe(event);
       this.events$Subject.next(event);
     }
   }

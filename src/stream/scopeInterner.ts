@@ -22,6 +22,14 @@ export class ScopeInterner {
 
   /** `scope` with its tools, args, resources and budget replaced by shared, deep-frozen equals. */
   share(scope: GrantScope): GrantScope {
+    // Approval rules (rarer): every field kept, the rules interned as the narrowings are.
+    if (scope.approvals !== undefined || scope.approvalTimeoutMs !== undefined) {
+      const shared: { -readonly [K in keyof GrantScope]: GrantScope[K] } = { tools: this.intern(scope.tools), args: this.intern(scope.args), resources: this.intern(scope.resources), notBefore: scope.notBefore, expiresAt: scope.expiresAt, budget: this.intern(scope.budget) };
+      if (scope.callTimeoutMs !== undefined) shared.callTimeoutMs = scope.callTimeoutMs;
+      if (scope.approvals !== undefined) shared.approvals = this.intern(scope.approvals);
+      if (scope.approvalTimeoutMs !== undefined) shared.approvalTimeoutMs = scope.approvalTimeoutMs;
+      return shared;
+    }
     // A literal, not `{ ...scope, … }`: the spread-and-override object took ≈ 90 B more per grant.
     if (scope.callTimeoutMs !== undefined) {
       return {

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../domain/json';
 import type { GrantRecord } from '../domain/state';
+import { ownApprovalRule } from '../domain/approvalSpec';
 import { SchemaCompiler, type ArgumentValidator } from '../tools/schemas';
 import type { ToolDefinition } from './types';
 
@@ -34,6 +35,23 @@ export class ToolRegistry {
   narrowingFor(grant: GrantRecord, tool: string): ArgumentValidator | null {
     const schema = Object.prototype.hasOwnProperty.call(grant.scope.args, tool) ? grant.scope.args[tool] : undefined;
     if (schema === undefined) return null;
+    return this.compiled(grant, schema);
+  }
+
+  /**
+   * The grant's own approval rule for a tool: `true`, a compiled schema (compiled and bounded as a
+   * narrowing: an agent's rules under the agent's bounds), or null. A rule that no longer compiles
+   * asks about every call (fail closed: `refuseAll` never matches, so it is mapped to `true`).
+   */
+  approvalRuleFor(grant: GrantRecord, tool: string): true | ArgumentValidator | null {
+    const rule = ownApprovalRule(grant, tool);
+    if (rule === undefined) return null;
+    if (rule === true) return true;
+    const validator = this.compiled(grant, rule);
+    return validator === refuseAll ? true : validator;
+  }
+
+  private compiled(grant: GrantRecord, schema: JsonObject): ArgumentValidator {
     let validator = this.narrowing.get(schema);
     if (validator === undefined) {
       try {

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Observable } from 'rxjs';
-import type { DecisionEvent, LedgerEvent, MeterAmounts, RateLimit, ResourceTemplates } from '../domain/events';
+import type { ApprovalRules, DecisionEvent, LedgerEvent, MeterAmounts, RateLimit, ResourceTemplates } from '../domain/events';
+import type { LedgerApprovals } from './approvalTypes';
 import type { JsonObject } from '../domain/json';
 import type { Narrowing } from '../domain/commands';
 import type { AttenuationRejectReason, RevocationRejectReason } from '../domain/delegationReasons';
@@ -100,6 +101,14 @@ export interface IssueOptions {
    * ledger as `call.failed` with `timedOut: true` (docs/budgets.md). A positive safe integer; default: none.
    */
   readonly callTimeoutMs?: number;
+  /**
+   * Per tool, when a call waits for a person (docs/approvals.md): `true` for every call, or a JSON
+   * Schema its arguments are matched against. Checked after every other rule; the call reserves its
+   * budget and waits for `approve`/`deny` or its deadline.
+   */
+  readonly approvals?: ApprovalRules;
+  /** How long a call may wait for approval (ms of log time). Default: the ledger's `approvalTimeoutMs`. */
+  readonly approvalTimeoutMs?: number;
   /**
    * Host side, for the gateway's OAuth principals: issue this principal's root grant for this policy
    * (its next generation, with a derived id: docs/gateway.md). Refused (`InvalidCommandError`
@@ -221,11 +230,13 @@ export interface LedgerOptions {
    * integer, at most and by default `limits.idempotencyKeysPerTreeMax` (10,000).
    */
   readonly idempotencyKeysPerTreeMax?: number;
+  /** How long a call waits for approval when no grant of its chain sets `approvalTimeoutMs`. Default 900,000 (15 min). */
+  readonly approvalTimeoutMs?: number;
 }
 
 export type { FollowedLog, LogFollower };
 
-export interface Ledger {
+export interface Ledger extends LedgerApprovals {
   registerTool<Args extends JsonObject = JsonObject, Result = unknown>(tool: ToolDefinition<Args, Result>): Promise<void>;
   issue(options: IssueOptions): Promise<IssuedGrant>;
   revoke(grantId: string, options?: RevokeOptions): Promise<void>;

@@ -76,6 +76,17 @@ export function commandFromEvent(event: LedgerEvent): Command {
       return { type: 'settle', at, callId: event.callId, outcome: 'completed', refund: false };
     case 'fetch.hop':
       return { type: 'hop', at, callId: event.callId, hop: event.hop, resource: event.resource, address: event.address };
+    case 'approval.requested':
+      // Whether a schema rule matched ran host code on the arguments: taken as logged. A `true` rule
+      // is re-derived (decide refuses a plain admission it applies to). The ledger's default wait is
+      // a host option the log shows only as this deadline; a grant's own timeout is re-derived.
+      return {
+        type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok',
+        ...(event.reserved.meters !== undefined ? { cost: event.reserved.meters } : {}),
+        approval: { approvalId: event.approvalId, argsDigest: event.argsDigest, defaultTimeoutMs: Math.max(1, event.deadline - at) },
+      };
+    case 'approval.resolved':
+      return { type: 'resolveApproval', at, approvalId: event.approvalId, outcome: event.outcome, ...(event.by !== undefined ? { by: event.by } : {}), ...(event.note !== undefined ? { note: event.note } : {}) };
     case 'call.failed':
       // The ledger's timeout: re-decided against the call's deadline (a metered one is charged in full, or refunded).
       if (event.timedOut === true) return { type: 'timeout', at, callId: event.callId, refund: event.refunded.calls !== 0 || event.refunded.inputBytes !== 0 };

@@ -39,6 +39,8 @@ const grantScope = {
     expiresAt: { type: 'number' },
     budget,
     callTimeoutMs: positive,
+    approvals: { type: 'object', additionalProperties: { anyOf: [{ const: true }, { type: 'object' }] } },
+    approvalTimeoutMs: positive,
   },
 };
 const principal = { type: 'object', required: ['name', 'policy', 'generation'], additionalProperties: false, properties: { name: str, policy: str, generation: count } };
@@ -68,6 +70,7 @@ const kindSchemas: { readonly [K in FieldKind]: object } = {
   revocationRejectReason: { enum: [...revocationRejectReasons] },
   hopOutcome: { enum: ['allowed', 'refused'] },
   hopRefusalReason: { enum: [...hopRefusalReasons] },
+  approvalOutcome: { enum: ['approved', 'denied', 'timed_out'] },
 };
 
 /** One event type's branch, built from its row of the table: `then` fixes its keys, required fields and dependencies. */

@@ -65,7 +65,7 @@ export function checkLog(
     if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
     if (index >= checks.hashFrom && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
 
-    if (checks.duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected' || event.type === 'call.replayed')) {
+    if (checks.duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected' || event.type === 'call.replayed' || event.type === 'approval.requested')) {
       if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', duplicateCallMessage);
       callIds.add(event.callId);
     }

@@ -39,7 +39,7 @@ describe('atc policy diff: meters', () => {
     const diff = diffPolicy(events, candidate({ tools: ['pay', 'refund'], budget: budget(1_000) }));
     // It never reached the argument, resource or cost checks in the log.
     expect(moves(diff)).toEqual(['refund tool_not_granted → admitted assuming input_schema,resources,meters']);
-    expect(diff.open).toEqual({ input_schema: 1, argument_narrowing: 0, resources: 1, meters: 1 });
+    expect(diff.open).toEqual({ input_schema: 1, argument_narrowing: 0, resources: 1, meters: 1, approvals: 0 });
   });
 });
 

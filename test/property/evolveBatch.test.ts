@@ -4,7 +4,7 @@ import type { Command } from '../../src/domain/commands';
 import { decide } from '../../src/domain/decide';
 import type { LedgerEvent } from '../../src/domain/events';
 import { evolve } from '../../src/domain/evolve';
-import { shardGet } from '../../src/domain/shardedMap';
+import { shardGet, shardValues } from '../../src/domain/shardedMap';
 import { initialState, type LedgerState } from '../../src/domain/state';
 import { evolveBatch } from '../../src/domain/evolveBatch';
 import { TransientState } from '../../src/domain/transientState';
@@ -17,13 +17,15 @@ const T0 = 1_000_000;
 // The last three are a principal's root grants (generations 0-2), issued only by the 'principal' op.
 const grantIds = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', ...[0, 1, 2].map((g) => principalGrantId('alice', 'default', g))];
 const callIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'k1618', 'k18559', 'k22280'];
+const approvalIds = ['a0', 'a1', 'a2', 'a3'];
 
 type Op =
   | { kind: 'issue'; grant: number; calls: number; meters?: number; rate?: { calls: number; windowMs: number }; timeoutMs?: number }
   | { kind: 'principal'; generation: number; calls: number; timeoutMs?: number }
   | { kind: 'timeout'; call: number; refund: boolean }
   | { kind: 'revoke'; grant: number }
-  | { kind: 'admit'; grant: number; call: number; bytes: number; cost?: number; key?: { id: number; args: number; ttl: number } }
+  | { kind: 'admit'; grant: number; call: number; bytes: number; cost?: number; key?: { id: number; args: number; ttl: number }; ask?: number }
+  | { kind: 'resolve'; approval: number; outcome: 'approved' | 'denied' | 'timed_out' }
   | { kind: 'settle'; call: number; completed: boolean; refund: boolean; report?: number; cancelled?: boolean }
   | { kind: 'attenuate'; parent: number; child: number; calls: number | undefined; invalid: boolean; meters?: number }
   | { kind: 'revokeDelegation'; by: number; grant: number }
@@ -54,6 +56,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
         // Idempotency keys (issue 12): few keys and argument digests, so retries replay and conflict,
         // short lives so bindings expire and are evicted, at most 2 live keys per tree.
         key: fc.record({ id: fc.nat(4), args: fc.nat(1), ttl: fc.integer({ min: 1, max: 40 }) }),
+        // Approvals (issue 34): the call waits for a person under one of a few approval ids.
+        ask: fc.nat(approvalIds.length - 1),
       },
       { requiredKeys: ['kind', 'grant', 'call', 'bytes'] },
     ),
@@ -74,6 +78,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hop' as const), call: fc.nat(callIds.length - 1), allowed: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('resolve' as const), approval: fc.nat(approvalIds.length - 1), outcome: fc.constantFrom('approved' as const, 'denied' as const, 'timed_out' as const) }) },
 );
 
 function command(op: Op, at: number, n: number): Command {
@@ -122,7 +127,10 @@ function command(op: Op, at: number, n: number): Command {
         ...(op.key !== undefined
           ? { idempotency: { keyDigest: String(op.key.id).padStart(64, 'k'), argsDigest: String(op.key.args).padStart(64, 'a'), expiresAt: at + op.key.ttl, keysMax: 2 } }
           : {}),
+        ...(op.ask !== undefined && n % 3 === 0 ? { approval: { approvalId: approvalIds[op.ask] as string, argsDigest: 'd'.repeat(64), defaultTimeoutMs: 1 + (n % 5) } } : {}),
       };
+    case 'resolve':
+      return { type: 'resolveApproval', at, approvalId: approvalIds[op.approval] as string, outcome: op.outcome, ...(op.outcome === 'timed_out' ? {} : { by: 'alice' }) };
     case 'settle':
       return {
         type: 'settle', at, callId: callIds[op.call] as string, outcome: op.completed ? 'completed' : 'failed', refund: op.refund,
@@ -166,6 +174,8 @@ function logOf(ops: readonly Op[]): LedgerEvent[] {
   ops.forEach((op, n) => {
     const c = command(op, T0 + n, n);
     if (c.type === 'admit' && shardGet(state.inFlight, c.callId) !== undefined) return;
+    // A call id is one call: not reused while it waits for approval either.
+    if (c.type === 'admit' && state.approvals !== undefined && Array.from(shardValues(state.approvals)).some((p) => p.callId === c.callId)) return;
     push(c);
   });
   return events;
@@ -184,7 +194,7 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
   it('covers every event kind in the generated logs, delegation and fetch hops included', () => {
     const seen = new Set<string>();
     fc.assert(fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => { for (const e of logOf(ops)) seen.add(e.type); }), { numRuns: 200 });
-    expect([...seen].sort()).toEqual(['attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'call.replayed', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
+    expect([...seen].sort()).toEqual(['approval.requested', 'approval.resolved', 'attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'call.replayed', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
   });
 
 

@@ -46,6 +46,7 @@ const samples: { readonly [K in FieldKind]: readonly unknown[] } = {
   attenuationRejectReason: attenuationRejectReasons.slice(0, 2),
   revocationRejectReason: revocationRejectReasons.slice(0, 2),
   hopOutcome: ['allowed', 'refused'],
+  approvalOutcome: ['approved', 'denied', 'timed_out'],
   hopRefusalReason: hopRefusalReasons.slice(0, 2),
 };
 

@@ -16,8 +16,11 @@ function lazy(summary: string, load: () => Promise<CliCommand>): LazyCliCommand 
 
 // Each command lives in its own module beside this file; add it here.
 export const commands: { readonly [name: string]: LazyCliCommand } = {
+  approvals: lazy('list the calls of a ledger waiting for a person (--json); decide them with atc approve / atc deny', async () => (await import('./approvals')).approvalsCommand),
+  approve: lazy('approve a pending call (--by NAME): the process whose invoke waits runs it', async () => (await import('./approve')).approveCommand),
   audit: lazy('print the decisions of a SQLite or PostgreSQL log (filters, --json, --follow), or its grant tree (--tree)', async () => (await import('./audit')).auditCommand),
   checkpoint: lazy("print a signed checkpoint (C2SP) of a log's head (--key <file.key>)", async () => (await import('./checkpoint')).checkpointCommand),
+  deny: lazy('deny a pending call (--by NAME): its invoke is rejected approval_denied and its budget released', async () => (await import('./deny')).denyCommand),
   export: lazy('write a SQLite or PostgreSQL log as JSON Lines (--output log.jsonl)', async () => (await import('./export')).exportCommand),
   gateway: lazy('MCP gateway over Streamable HTTP for many agents: every tools/call through the ledger (--config gateway.json)', async () => (await import('./gateway')).gatewayCommand),
   grants: lazy('list the grants of a ledger file with status, parents and usage (--json)', async () => (await import('./grants')).grantsCommand),

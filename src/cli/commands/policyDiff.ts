@@ -8,7 +8,7 @@ import { readVerifiedLog } from '../logEvents';
 import { readBoundedText } from '../policyTools';
 import { printable } from '../../text/printable';
 
-const ruleNames = { input_schema: "the tool's input schema (the call never reached it)", argument_narrowing: 'argument narrowing', resources: 'resources (other templates or narrower scopes)', meters: 'meters (the cost was never logged)' } as const;
+const ruleNames = { input_schema: "the tool's input schema (the call never reached it)", argument_narrowing: 'argument narrowing', resources: 'resources (other templates or narrower scopes)', meters: 'meters (the cost was never logged)', approvals: 'an approval schema (argument values are never logged; taken as not asking)' } as const;
 const changesShownMax = 200;
 
 function changeLine(c: DecisionChange): string {

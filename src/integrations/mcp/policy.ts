@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { limits, meterNamePattern } from '../../domain/limits';
 import { isCanonicalScope } from '../../domain/resources';
 import type { JsonObject } from '../../domain/json';
+import type { ApprovalRules } from '../../domain/events';
 import type { IssueOptions, Ledger } from '../../stream/types';
 import { templateProblem } from './resourceTemplates';
 import { templateCoverageProblem } from './templateCoverage';
@@ -29,6 +30,10 @@ export interface Policy {
   readonly notBefore?: string | number;
   /** Ms a call may run before the ledger settles it `call.failed` with `timedOut: true`. */
   readonly callTimeoutMs?: number;
+  /** Per tool, when a call waits for a person: `true`, or a JSON Schema its arguments must match (docs/approvals.md). */
+  readonly approvals?: ApprovalRules;
+  /** Ms a call may wait for its approval (log time); default: the ledger's. */
+  readonly approvalTimeoutMs?: number;
   readonly budget: {
     readonly calls: number;
     readonly inputBytes: number;
@@ -65,6 +70,8 @@ const schema = {
     expiresAt: time,
     notBefore: time,
     callTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    approvals: { type: 'object', maxProperties: 1024, additionalProperties: { anyOf: [{ const: true }, { type: 'object' }] } },
+    approvalTimeoutMs: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     budget: {
       type: 'object',
       additionalProperties: false,
@@ -139,6 +146,9 @@ export function parsePolicy(text: string): Policy {
   for (const tool of Object.keys(policy.args ?? {})) {
     if (!tools.has(tool)) throw new PolicyError(`args[${JSON.stringify(tool)}]`, 'names a tool that is not in tools');
   }
+  for (const tool of Object.keys(policy.approvals ?? {})) {
+    if (!tools.has(tool)) throw new PolicyError(`approvals[${JSON.stringify(tool)}]`, 'names a tool that is not in tools');
+  }
   for (const [tool, templates] of Object.entries(policy.resources ?? {})) {
     if (!tools.has(tool)) throw new PolicyError(`resources[${JSON.stringify(tool)}]`, 'names a tool that is not in tools');
     for (const [i, template] of templates.entries()) {
@@ -191,6 +201,8 @@ export function policyIssueOptions(policy: Policy, now: number): IssueOptions {
     ...(policy.resources !== undefined ? { resourceTemplates: policy.resources } : {}),
     ...(policy.fsBase !== undefined ? { fsBase: policy.fsBase } : {}),
     ...(policy.callTimeoutMs !== undefined ? { callTimeoutMs: policy.callTimeoutMs } : {}),
+    ...(policy.approvals !== undefined ? { approvals: policy.approvals } : {}),
+    ...(policy.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: policy.approvalTimeoutMs } : {}),
   };
 }
 

@@ -1,5 +1,8 @@
 import type Database from 'better-sqlite3';
 
+/** `by` is host text: shown without control characters (a terminal escape in a name is not run). */
+const printableText = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+
 /** Which decisions an audit shows. All filters combine with AND. */
 export interface AuditFilter {
   readonly grant?: string;
@@ -13,17 +16,24 @@ export interface AuditFilter {
 /** What became of an admitted call: its settlement event, read from the log. */
 export type AuditOutcome = 'completed' | 'failed' | 'timed out' | 'cancelled' | 'in flight';
 
+/** How a call that waited for a person ended its wait (docs/approvals.md). */
+export type AuditApproval = 'pending' | 'approved' | 'denied' | 'timed out' | 'revoked';
+
 /** One decision as the audit prints it. */
 export interface AuditRow {
   readonly time: string;
   readonly seq: number;
   readonly grant: string | null;
   readonly tool: string | null;
-  readonly decision: 'admitted' | 'rejected' | 'replayed';
+  /** `asked`: the call passed every check and waited for a person (`approval.requested`). */
+  readonly decision: 'admitted' | 'rejected' | 'replayed' | 'asked';
   readonly reason: string | null;
   /** Only on an admitted call: how it was settled, or `in flight` while it is not (yet). */
   readonly outcome?: AuditOutcome;
   readonly bytes: number | null;
+  /** Only on an `asked` row: how the wait ended, and who decided (approved or denied). */
+  readonly approval?: AuditApproval;
+  readonly by?: string;
   /** Only on a call that reserved meters (admitted) or whose cost was evaluated (rejected): the tool's cost per meter. */
   readonly meters?: { readonly [meter: string]: number };
   /** Only on `meter_budget_exhausted`: the meter that could not cover the call. */
@@ -44,6 +54,8 @@ interface DecisionColumns {
   meter: string | null;
   retry_after_ms: number | null;
   settled: string | null;
+  resolved: string | null;
+  released: number | null;
 }
 
 /** Rows read per query, so neither a long log nor a long follow holds much in memory. */
@@ -59,16 +71,21 @@ export class DecisionReader {
   private readonly params: { readonly grant?: string | undefined; readonly tool?: string | undefined; readonly since?: number | undefined };
 
   constructor(db: Database.Database, filter: AuditFilter) {
-    const where = ['seq > @after', 'seq <= @upTo', filter.rejectedOnly === true ? "type = 'call.rejected'" : "type IN ('call.admitted', 'call.rejected', 'call.replayed')"];
+    const where = ['seq > @after', 'seq <= @upTo', filter.rejectedOnly === true ? "type = 'call.rejected'" : "type IN ('call.admitted', 'call.rejected', 'call.replayed', 'approval.requested')"];
     if (filter.grant !== undefined) where.push('grant_id = @grant');
     if (filter.tool !== undefined) where.push('tool = @tool');
     if (filter.sinceMs !== undefined) where.push('at >= @since');
     // Budget details (issue 12) from the canonical body: rare, and not worth a column of their own.
-    const details = "json_extract(body, CASE type WHEN 'call.admitted' THEN '$.reserved.meters' ELSE '$.cost' END) AS meters, json_extract(body, '$.meter') AS meter, json_extract(body, '$.retryAfterMs') AS retry_after_ms";
+    const details = "json_extract(body, CASE WHEN type IN ('call.admitted', 'approval.requested') THEN '$.reserved.meters' ELSE '$.cost' END) AS meters, json_extract(body, '$.meter') AS meter, json_extract(body, '$.retryAfterMs') AS retry_after_ms";
     // An admitted call's settlement comes later on the same grant: the (grant_id, seq) index finds it.
     const settled =
-      "CASE WHEN e.type = 'call.admitted' THEN (SELECT s.type || CASE WHEN json_extract(s.body, '$.timedOut') THEN ':timedOut' WHEN json_extract(s.body, '$.cancelled') THEN ':cancelled' ELSE '' END FROM events s WHERE s.grant_id = e.grant_id AND s.seq > e.seq AND s.call_id = e.call_id AND s.type IN ('call.completed', 'call.failed') ORDER BY s.seq LIMIT 1) END AS settled";
-    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes, ${details}, ${settled} FROM events e WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
+      "CASE WHEN e.type IN ('call.admitted', 'approval.requested') THEN (SELECT s.type || CASE WHEN json_extract(s.body, '$.timedOut') THEN ':timedOut' WHEN json_extract(s.body, '$.cancelled') THEN ':cancelled' ELSE '' END FROM events s WHERE s.grant_id = e.grant_id AND s.seq > e.seq AND s.call_id = e.call_id AND s.type IN ('call.completed', 'call.failed') ORDER BY s.seq LIMIT 1) END AS settled";
+    // A wait's end: its resolution (same grant and call, later), or a revocation of its grant or an ancestor.
+    const resolved =
+      "CASE WHEN e.type = 'approval.requested' THEN (SELECT json_extract(s.body, '$.outcome') || ':' || coalesce(json_extract(s.body, '$.by'), '') FROM events s WHERE s.grant_id = e.grant_id AND s.seq > e.seq AND s.call_id = e.call_id AND s.type = 'approval.resolved' ORDER BY s.seq LIMIT 1) END AS resolved";
+    const released =
+      "CASE WHEN e.type = 'approval.requested' THEN (SELECT min(r.seq) FROM events r WHERE r.type = 'grant.revoked' AND r.seq > e.seq AND (r.grant_id = e.grant_id OR instr(coalesce(json_extract(e.body, '$.ancestors'), ''), '\"' || r.grant_id || '\"') > 0)) END AS released";
+    this.page = db.prepare(`SELECT seq, at, type, grant_id, tool, reason, input_bytes, ${details}, ${settled}, ${resolved}, ${released} FROM events e WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${auditPageRowsMax}`);
     this.head = db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck();
     this.params = { grant: filter.grant, tool: filter.tool, since: filter.sinceMs };
   }
@@ -102,9 +119,10 @@ function toAuditRow(row: DecisionColumns): AuditRow {
     seq: row.seq,
     grant: row.grant_id,
     tool: row.tool,
-    decision: row.type === 'call.admitted' ? 'admitted' : row.type === 'call.replayed' ? 'replayed' : 'rejected',
+    decision: row.type === 'call.admitted' ? 'admitted' : row.type === 'call.replayed' ? 'replayed' : row.type === 'approval.requested' ? 'asked' : 'rejected',
     reason: row.reason,
     ...(row.type === 'call.admitted' ? { outcome: outcomeOf(row.settled) } : {}),
+    ...(row.type === 'approval.requested' ? approvalOf(row) : {}),
     bytes: row.input_bytes,
     ...(typeof row.meters === 'string' ? { meters: JSON.parse(row.meters) as { [meter: string]: number } } : {}),
     ...(typeof row.meter === 'string' ? { meter: row.meter } : {}),
@@ -118,12 +136,23 @@ function outcomeOf(settled: string | null): AuditOutcome {
   return settled.endsWith(':timedOut') ? 'timed out' : settled.endsWith(':cancelled') ? 'cancelled' : 'failed';
 }
 
+/** How a wait ended (and, once approved, how its call did). */
+function approvalOf(row: DecisionColumns): { approval: AuditApproval; by?: string; outcome?: AuditOutcome } {
+  if (row.resolved === null) return { approval: row.released === null ? 'pending' : 'revoked' };
+  const cut = row.resolved.indexOf(':');
+  const outcome = row.resolved.slice(0, cut);
+  const by = row.resolved.slice(cut + 1);
+  const approval: AuditApproval = outcome === 'approved' ? 'approved' : outcome === 'denied' ? 'denied' : 'timed out';
+  return { approval, ...(by !== '' ? { by } : {}), ...(approval === 'approved' ? { outcome: outcomeOf(row.settled) } : {}) };
+}
+
 /** The budget details of a row as text after its columns: the cost per meter, the meter refused, the wait. */
 function detail(row: AuditRow): string {
   const parts: string[] = [];
   if (row.meters !== undefined) parts.push(`cost ${Object.entries(row.meters).map(([m, n]) => `${m}=${n}`).join(',')}`);
   if (row.meter !== undefined) parts.push(`meter ${row.meter}`);
   if (row.retryAfterMs !== undefined) parts.push(`retry after ${row.retryAfterMs} ms`);
+  if (row.approval !== undefined) parts.push(`approval ${row.approval}${row.by !== undefined ? ` by ${printableText(row.by)}` : ''}`);
   return parts.join('  ');
 }
 

@@ -11,7 +11,8 @@ export interface DecisionRow {
   readonly at: number;
   readonly grantId: string | null;
   readonly tool: string | null;
-  readonly decision: 'admitted' | 'rejected';
+  /** `asked`: the call passed every check and waited for a person (`approval.requested`). */
+  readonly decision: 'admitted' | 'rejected' | 'asked';
   readonly reason: string | null;
   readonly bytes: number | null;
   readonly callId: string | null;
@@ -56,6 +57,9 @@ export class AuditModel {
   state: LedgerState = initialState;
   readonly decisions: DecisionRow[] = [];
   readonly outcomes = new Map<string, Outcome>();
+  /** Per call that waited for a person: its approval id, and how a person (or the deadline) resolved it. */
+  readonly approvalIds = new Map<string, string>();
+  readonly approvals = new Map<string, string>();
   readonly grants = new Map<string, GrantInfo>();
   readonly rejections: { at: number; reason: string }[] = [];
   readonly tools = new Set<string>();
@@ -77,7 +81,8 @@ export class AuditModel {
       this.unfoldable++;
     }
     const type = event.type;
-    if (type === 'call.admitted' || type === 'call.rejected') this.addDecision(seq, event, text, type);
+    if (type === 'call.admitted' || type === 'call.rejected' || type === 'approval.requested') this.addDecision(seq, event, text, type);
+    else if (type === 'approval.resolved') this.addResolution(event);
     else if (type === 'call.completed' || type === 'call.failed') {
       const callId = str(event.callId);
       if (callId !== null) this.outcomes.set(callId, type === 'call.completed' ? 'completed' : event.timedOut === true ? 'timed out' : event.cancelled === true ? 'cancelled' : 'failed');
@@ -88,25 +93,36 @@ export class AuditModel {
     }
   }
 
-  private addDecision(seq: number, event: Record<string, unknown>, text: string, type: 'call.admitted' | 'call.rejected'): void {
+  private addDecision(seq: number, event: Record<string, unknown>, text: string, type: 'call.admitted' | 'call.rejected' | 'approval.requested'): void {
     const reserved = event.reserved as Record<string, unknown> | undefined;
     const row: DecisionRow = {
       seq,
       at: num(event.at) ?? 0,
       grantId: str(event.grantId),
       tool: str(event.tool),
-      decision: type === 'call.admitted' ? 'admitted' : 'rejected',
+      decision: type === 'call.admitted' ? 'admitted' : type === 'approval.requested' ? 'asked' : 'rejected',
       reason: type === 'call.rejected' ? str(event.reason) : null,
-      bytes: type === 'call.admitted' ? num(reserved?.inputBytes) : num(event.inputBytes),
+      bytes: type === 'call.rejected' ? num(event.inputBytes) : num(reserved?.inputBytes),
       callId: str(event.callId),
       text,
     };
     this.decisions.push(row);
+    const approvalId = str(event.approvalId);
+    if (type === 'approval.requested' && row.callId !== null && approvalId !== null) this.approvalIds.set(row.callId, approvalId);
     if (row.tool !== null) this.tools.add(row.tool);
     if (row.reason !== null) {
       this.reasons.add(row.reason);
       if (num(event.at) !== null) this.rejections.push({ at: row.at, reason: row.reason });
     }
+  }
+
+  /** A wait's end as the table says it: `approved by alice`, `denied by bob`, `approval timed out`. */
+  private addResolution(event: Record<string, unknown>): void {
+    const callId = str(event.callId);
+    const by = str(event.by);
+    const outcome = str(event.outcome);
+    if (callId === null || outcome === null) return;
+    this.approvals.set(callId, outcome === 'timed_out' ? 'approval timed out' : `${outcome}${by !== null ? ` by ${by}` : ''}`);
   }
 
   private addGrant(seq: number, event: Record<string, unknown>): void {
@@ -174,9 +190,19 @@ export class AuditModel {
     return gauges;
   }
 
-  outcomeOf(row: DecisionRow): Outcome | 'in flight' | null {
+  outcomeOf(row: DecisionRow): string | null {
+    if (row.decision === 'asked' && row.callId !== null) return this.approvalOutcome(row.callId);
     if (row.decision !== 'admitted' || row.callId === null) return null;
     return this.outcomes.get(row.callId) ?? 'in flight';
+  }
+
+  /** A waiting call: pending, revoked while waiting, or its resolution (and, once approved, how the call ended). */
+  private approvalOutcome(callId: string): string {
+    const resolved = this.approvals.get(callId);
+    if (resolved !== undefined) return resolved.startsWith('approved') ? `${resolved}, ${this.outcomes.get(callId) ?? 'in flight'}` : resolved;
+    const approvalId = this.approvalIds.get(callId);
+    const ended = approvalId === undefined || this.state.approvalsEnded === undefined ? undefined : shardGet(this.state.approvalsEnded, approvalId);
+    return ended === 'revoked' ? 'revoked while waiting' : 'waiting for approval';
   }
 }
 

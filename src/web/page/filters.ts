@@ -2,14 +2,14 @@
 export interface DecisionFilter {
   readonly grant?: string;
   readonly tool?: string;
-  readonly decision?: 'admitted' | 'rejected';
+  readonly decision?: 'admitted' | 'rejected' | 'asked';
   readonly reason?: string;
 }
 
 export interface FilterableRow {
   readonly grantId: string | null;
   readonly tool: string | null;
-  readonly decision: 'admitted' | 'rejected';
+  readonly decision: 'admitted' | 'rejected' | 'asked';
   readonly reason: string | null;
 }
 
@@ -24,7 +24,7 @@ export function filterFromQuery(query: string): DecisionFilter {
     const value = params.get(key);
     if (value === null || value === '' || value.length > filterCharsMax) continue;
     if (key === 'decision') {
-      if (value === 'admitted' || value === 'rejected') filter.decision = value;
+      if (value === 'admitted' || value === 'rejected' || value === 'asked') filter.decision = value;
     } else filter[key] = value;
   }
   return filter;
