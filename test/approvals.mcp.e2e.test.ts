@@ -20,8 +20,8 @@ describe('atc proxy asks the client about a call that needs approval', () => {
     tmp.cleanup();
   });
 
-  async function start(elicitation: boolean): Promise<ProxyClient> {
-    const args = ['--ledger', tmp.file('ledger.sqlite'), '--policy', writeJson(tmp.file('policy.json'), policy), '--approver', 'alice', '--', process.execPath, relayServer];
+  async function start(elicitation: boolean, policyFields: object = {}): Promise<ProxyClient> {
+    const args = ['--ledger', tmp.file('ledger.sqlite'), '--policy', writeJson(tmp.file('policy.json'), { ...policy, ...policyFields }), '--approver', 'alice', '--', process.execPath, relayServer];
     const proxy = await proxyClient(args, {}, elicitation ? { elicitation: { form: {} } } : {});
     open.push(proxy);
     return proxy;
@@ -86,5 +86,12 @@ describe('atc proxy asks the client about a call that needs approval', () => {
     expect(text(await call)).toContain('later');
     const resolved = (await loggedEvents()).filter((e) => e.type === 'approval.resolved');
     expect(resolved).toMatchObject([{ outcome: 'approved', by: 'bob' }]);
+  });
+
+  it('without elicitation and without a decision the call ends at its deadline, and the result says so', async () => {
+    const proxy = await start(false, { approvalTimeoutMs: 1_000 });
+    const result = await proxy.client.callTool({ name: 'echo', arguments: { text: 'nobody' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('rejected: approval_timeout: nobody approved this call before its approval deadline (it never ran)');
   });
 });
