@@ -43,7 +43,7 @@ export const approvalForm: ElicitRequestFormParams['requestedSchema'] = {
  * The question is withdrawn when the call ends some other way.
  */
 export async function withApprovalElicitation<T>(options: ApprovalElicitationOptions, invoke: () => Promise<T>): Promise<T> {
-  if (options.clientCapabilities?.elicitation === undefined) return invoke();
+  if (!asksForms(options.clientCapabilities)) return invoke();
   const withdraw = new AbortController();
   const stop = watchCallApproval(options.ledger, options.call, (event) => void askClient(options, event, withdraw.signal));
   try {
@@ -52,6 +52,13 @@ export async function withApprovalElicitation<T>(options: ApprovalElicitationOpt
     stop();
     withdraw.abort();
   }
+}
+
+/** Form elicitation: declared as `elicitation: {}` (before URL mode existed) or with `form`. */
+function asksForms(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation;
+  if (elicitation === undefined) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
 async function askClient(options: ApprovalElicitationOptions, event: ApprovalRequested, signal: AbortSignal): Promise<void> {
