@@ -29,6 +29,7 @@ export const proxySpec: CommandSpec = {
     ...upstreamOptions,
     { name: 'on-tool-error', value: 'consume|refund', description: 'whether a call the upstream fails keeps its budget (consume, default) or gives it back (refund)' },
     { name: 'upstream-timeout-ms', value: 'N', description: 'fail a call the upstream has not answered in N ms (the ledger settles it failed)' },
+    { name: 'approver', value: 'NAME', description: 'who is recorded as the decider when the client answers an approval question by MCP elicitation (default mcp-client; docs/approvals.md)' },
     { name: 'quiet', description: 'no line per decision on stderr (errors still go there)' },
     { name: 'otel', description: 'export spans and metrics over OTLP/HTTP, configured by the standard OTEL_* variables (docs/observability.md)' },
   ],
@@ -49,6 +50,8 @@ export async function runProxy(args: readonly string[], io: CliIo = processIo): 
   if ([policyFile, tokenEnv, tokenFile, tokenFd].filter((v) => v !== undefined).length !== 1) return fail('give exactly one of --policy, --token-file, --token-fd or --token-env');
   const onToolError = parsed.values.get('on-tool-error') ?? 'consume';
   if (onToolError !== 'consume' && onToolError !== 'refund') return fail('--on-tool-error is consume or refund');
+  const approver = parsed.values.get('approver');
+  if (approver !== undefined && !/^[^\u0000-\u001f\u007f-\u009f]{1,256}$/u.test(approver)) return fail('--approver needs 1-256 characters without control characters');
   const timeoutText = parsed.values.get('upstream-timeout-ms');
   const upstreamTimeoutMs = timeoutText === undefined ? undefined : Number(timeoutText);
   if (upstreamTimeoutMs !== undefined && (!Number.isSafeInteger(upstreamTimeoutMs) || upstreamTimeoutMs < 1)) return fail('--upstream-timeout-ms needs a positive integer');
@@ -106,6 +109,7 @@ export async function runProxy(args: readonly string[], io: CliIo = processIo): 
       version: packageVersion(),
       report,
       ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
+      ...(approver !== undefined ? { approver } : {}),
       ...(otel !== undefined ? { telemetry: otel.mcpTelemetry() } : {}),
     });
   } catch (error) {

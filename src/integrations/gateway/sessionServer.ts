@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Roo
 import type { Ledger } from '../../stream/types';
 import { toolCallResult, toolLabel } from '../mcp/callOutcome';
 import { printable } from '../../text/printable';
+import { withApprovalElicitation } from '../mcp/approvalElicitation';
 import { refusedToolResult } from '../mcp/callResults';
 import { noTelemetry, type GrantInvoke, type McpTelemetry } from '../mcp/telemetry';
 import type { UpstreamToolSet } from '../mcp/upstreamTools';
@@ -72,7 +73,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
         link: { session: session.relay, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification },
         relay: progressToken === undefined ? undefined : { progressToken, sendNotification: extra.sendNotification },
       };
-      const outcome = await runAsSessionCall(call, () => invoke<CallToolResult>(session.grantId, name, request.params.arguments ?? {}, { signal: controller.signal }));
+      const args = request.params.arguments ?? {};
+      const asking = { ledger, clientCapabilities: server.getClientCapabilities(), extra, call: { grantId: session.grantId, tool: name, args }, approver: session.principal ?? `grant ${session.grantId}`, report };
+      const outcome = await runAsSessionCall(call, () => withApprovalElicitation(asking, () => invoke<CallToolResult>(session.grantId, name, args, { signal: controller.signal })));
       return toolCallResult(outcome, name, controller.signal.aborted, report);
     } finally {
       extra.signal.removeEventListener('abort', onAbort);

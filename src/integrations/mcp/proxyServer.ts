@@ -2,10 +2,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RootsListChangedNotificationSchema, type CallToolRequest, type CallToolResult, type ServerCapabilities, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Ledger } from '../../stream/types';
+import type { InvokeOutcome, Ledger } from '../../stream/types';
 import { visibleToolNames } from '../visibleTools';
 import { runWithRelay } from './callRelay';
 import { printable } from '../../text/printable';
+import { defaultMcpApprover, withApprovalElicitation } from './approvalElicitation';
 import { toolCallResult, toolLabel } from './callOutcome';
 import { noTelemetry, type McpTelemetry } from './telemetry';
 import { refusedToolResult } from './callResults';
@@ -23,6 +24,10 @@ export interface ProxyServerOptions {
   readonly telemetry?: McpTelemetry;
   /** The agent's grant token: used for `invoke` and `tools/list`, never sent upstream. */
   readonly token: string;
+  /** The token's grant: a call of it waiting for approval is asked about by elicitation. */
+  readonly grantId: string;
+  /** Recorded as `by` when the client answers an approval question (`--approver`). Default `mcp-client`. */
+  readonly approver?: string;
   readonly upstream: Client;
   readonly tools: UpstreamToolSet;
   readonly version: string;
@@ -75,7 +80,10 @@ export function createProxyServer(options: ProxyServerOptions): Server {
     const relay = { progressToken: request.params._meta?.progressToken, sendNotification: extra.sendNotification };
     revocations.start();
     const leave = router.enter({ session, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification });
-    const outcome = await runWithRelay(relay, () => ledger.invoke<CallToolResult>(token, name, request.params.arguments ?? {}, { signal: extra.signal })).finally(() => {
+    const args = request.params.arguments ?? {};
+    const asking = { ledger, clientCapabilities: server.getClientCapabilities(), extra, call: { grantId: options.grantId, tool: name, args }, approver: options.approver ?? defaultMcpApprover, report };
+    const invoke = (): Promise<InvokeOutcome<CallToolResult>> => withApprovalElicitation(asking, () => ledger.invoke<CallToolResult>(token, name, args, { signal: extra.signal }));
+    const outcome = await runWithRelay(relay, invoke).finally(() => {
       leave();
       revocations.stop();
     });

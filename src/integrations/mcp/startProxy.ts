@@ -29,6 +29,8 @@ export interface ProxyStartOptions {
   readonly clock?: () => number;
   /** Spans for each call and its upstream request (`atc proxy --otel`); default none. */
   readonly telemetry?: McpTelemetry;
+  /** Who is recorded as `by` when the client answers an approval question (`--approver`); default `mcp-client`. */
+  readonly approver?: string;
 }
 
 export interface StartedProxy {
@@ -101,7 +103,7 @@ export async function startProxy(options: ProxyStartOptions): Promise<StartedPro
       },
       failed: (why) => report(`re-listing the upstream's tools failed: ${why}`),
     });
-    const server = createProxyServer({ ledger, token, upstream: client, tools, version: options.version, report, onToolsChanged: watch.notify, ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}) });
+    const server = createProxyServer({ ledger, token, grantId, ...(options.approver !== undefined ? { approver: options.approver } : {}), upstream: client, tools, version: options.version, report, onToolsChanged: watch.notify, ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}) });
     return { server, upstream: client, grantId, tools, ...(issuedToken !== undefined ? { issuedToken } : {}) };
   } catch (error) {
     await client.close().catch(() => undefined);
