@@ -1,13 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLedger, type Ledger } from '../src';
-import type { Authenticator } from '../src/integrations/gateway/auth';
-import { gatewayAuthenticator } from '../src/integrations/gateway/authenticators';
-import { parseGatewayConfig } from '../src/integrations/gateway/config';
-import { startGateway, type RunningGateway } from '../src/integrations/gateway/gateway';
-import { stdioUpstream } from './support/gateway';
-import { tempDir } from './support/mcpProxy';
+import { createLedger, type Ledger } from '../../src';
+import type { Authenticator } from '../../src/integrations/gateway/auth';
+import { gatewayAuthenticator } from '../../src/integrations/gateway/authenticators';
+import { parseGatewayConfig } from '../../src/integrations/gateway/config';
+import { startGateway, type RunningGateway } from '../../src/integrations/gateway/gateway';
+import { stdioUpstream } from '../support/gateway';
+import { tempDir } from '../support/mcpProxy';
 
 // The gateway in this process, a session whose principal is alice, and the official client over
 // Streamable HTTP declaring elicitation: a call that needs approval is asked about on the call's

@@ -2,12 +2,12 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { sqliteTempDir } from './support/sqliteFiles';
+import { sqliteTempDir } from '../support/sqliteFiles';
 
 // examples/approvals/payments.mjs as docs/approvals.md runs it: the large payment waits until
 // `atc approve` (or `atc deny`) in another process decides it.
 
-const root = path.join(__dirname, '..');
+const root = path.join(__dirname, '..', '..');
 const example = path.join(root, 'examples/approvals/payments.mjs');
 const main = path.join(root, 'dist/src/cli/main.js');
 

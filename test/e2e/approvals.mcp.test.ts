@@ -1,6 +1,6 @@
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { openLedger, sqliteStore, type LedgerEvent, type PendingApprovalView } from '../src';
-import { atc, proxyClient, relayServer, tempDir, writeJson, type ProxyClient } from './support/mcpProxy';
+import { openLedger, sqliteStore, type LedgerEvent, type PendingApprovalView } from '../../src';
+import { atc, proxyClient, relayServer, tempDir, writeJson, type ProxyClient } from '../support/mcpProxy';
 
 // Real processes: the official client → the built `atc proxy` (SQLite ledger) → mcpRelayServer.js,
 // with `echo` asked about by a person. The client answers the proxy's elicitation, or, without the

@@ -1,8 +1,8 @@
-import { createLedger, sqliteStore } from '../src';
-import { runAudit } from '../src/cli/commands/audit';
-import { captureIo, sqliteTempDir } from './support/sqliteFiles';
-import { manualClock } from './support/fixtures';
-import { hour, manualTimers, pendingOf } from './support/approvals';
+import { createLedger, sqliteStore } from '../../src';
+import { runAudit } from '../../src/cli/commands/audit';
+import { captureIo, sqliteTempDir } from '../support/sqliteFiles';
+import { manualClock } from '../support/fixtures';
+import { hour, manualTimers, pendingOf } from '../support/approvals';
 
 describe('atc audit shows pending and resolved approvals', () => {
   const tmp = sqliteTempDir();
@@ -45,8 +45,8 @@ describe('atc audit shows pending and resolved approvals', () => {
 
 describe('the audit page shows pending and resolved approvals', () => {
   it('an `asked` row per wait, its outcome read from the log (waiting, approved by, denied by, timed out, revoked)', async () => {
-    const { AuditModel } = await import('../src/web/page/auditModel');
-    const { matchesFilter } = await import('../src/web/page/filters');
+    const { AuditModel } = await import('../../src/web/page/auditModel');
+    const { matchesFilter } = await import('../../src/web/page/filters');
     const clock = manualClock();
     const ledger = createLedger({ clock: clock.now, setTimer: manualTimers().setTimer });
     try {

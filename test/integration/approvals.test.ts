@@ -1,6 +1,6 @@
-import { replay, verify, type EventOf, type LedgerEvent } from '../src';
-import { hour, over100, paymentsLedger, pendingOf, settle } from './support/approvals';
-import { closeLedgers } from './support/approvals';
+import { replay, verify, type EventOf, type LedgerEvent } from '../../src';
+import { hour, over100, paymentsLedger, pendingOf, settle } from '../support/approvals';
+import { closeLedgers } from '../support/approvals';
 
 afterEach(closeLedgers);
 

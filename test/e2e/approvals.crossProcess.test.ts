@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createLedger, openLedger, sqliteStore, verify, type Ledger, type PendingApprovalView } from '../src';
-import { postgresStore } from '../src/postgres';
-import { sqliteTempDir } from './support/sqliteFiles';
-import { describePg, freshSchema, url } from './support/pgTest';
-import { hour, paySchema, pendingOf } from './support/approvals';
+import { createLedger, openLedger, sqliteStore, verify, type Ledger, type PendingApprovalView } from '../../src';
+import { postgresStore } from '../../src/postgres';
+import { sqliteTempDir } from '../support/sqliteFiles';
+import { describePg, freshSchema, url } from '../support/pgTest';
+import { hour, paySchema, pendingOf } from '../support/approvals';
 
 // `atc approve` / `atc deny` / `atc approvals` in real child processes on the log a waiting invoke
 // shares: the waiting process folds the decision and runs (or rejects) the call.
 
-const main = path.join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+const main = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 const run = promisify(execFile);
 
 async function atc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { replay, verify, type InvokeOutcome } from '../src';
-import { hour, over100, paymentsLedger, settle } from './support/approvals';
-import { closeLedgers } from './support/approvals';
+import { replay, verify, type InvokeOutcome } from '../../src';
+import { hour, over100, paymentsLedger, settle } from '../support/approvals';
+import { closeLedgers } from '../support/approvals';
 
 afterEach(closeLedgers);
 

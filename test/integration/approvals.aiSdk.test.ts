@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { createLedger, type Ledger } from '../src';
-import { LedgerApprovalError, ledgerToolsWithApprovals } from '../src/integrations/ai-sdk';
+import { createLedger, type Ledger } from '../../src';
+import { LedgerApprovalError, ledgerToolsWithApprovals } from '../../src/integrations/ai-sdk';
 
 // The whole AI SDK 6 loop with a mock model: the model asks for `pay`; payments over 100 need a
 // person; the app answers the SDK's approval request in the next messages.

@@ -1,9 +1,9 @@
-import { createLedger, replay, sqliteStore, verify, type EventOf, type LedgerEvent } from '../src';
-import { reseal } from './support/sealedLog';
-import { sqliteTempDir } from './support/sqliteFiles';
-import { manualClock } from './support/fixtures';
-import { hour, manualTimers, paymentsLedger, pendingOf } from './support/approvals';
-import { closeLedgers } from './support/approvals';
+import { createLedger, replay, sqliteStore, verify, type EventOf, type LedgerEvent } from '../../src';
+import { reseal } from '../support/sealedLog';
+import { sqliteTempDir } from '../support/sqliteFiles';
+import { manualClock } from '../support/fixtures';
+import { hour, manualTimers, paymentsLedger, pendingOf } from '../support/approvals';
+import { closeLedgers } from '../support/approvals';
 
 afterEach(closeLedgers);
 

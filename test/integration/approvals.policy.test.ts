@@ -1,7 +1,7 @@
-import { diffPolicy } from '../src/policy/policyDiff';
-import { closeLedgers, hour, over100, paymentsLedger, pendingOf } from './support/approvals';
-import { checkPolicy, type PolicyTool } from '../src/policy/checkPolicy';
-import { parsePolicy, policyIssueOptions, PolicyError } from '../src/integrations/mcp/policy';
+import { diffPolicy } from '../../src/policy/policyDiff';
+import { closeLedgers, hour, over100, paymentsLedger, pendingOf } from '../support/approvals';
+import { checkPolicy, type PolicyTool } from '../../src/policy/checkPolicy';
+import { parsePolicy, policyIssueOptions, PolicyError } from '../../src/integrations/mcp/policy';
 
 describe('policies take approvals and approvalTimeoutMs', () => {
   const base = { tools: ['pay', 'balance'], expiresIn: '1h', budget: { calls: 5, inputBytes: 1_000 } };

@@ -1,8 +1,8 @@
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { instrumentLedger } from '../src/otel';
-import { pendingApprovalsMetric } from '../src/otel/approvalTelemetry';
-import { closeLedgers, hour, paymentsLedger, pendingOf } from './support/approvals';
+import { instrumentLedger } from '../../src/otel';
+import { pendingApprovalsMetric } from '../../src/otel/approvalTelemetry';
+import { closeLedgers, hour, paymentsLedger, pendingOf } from '../support/approvals';
 
 class TestReader extends MetricReader {
   constructor() {
