@@ -1,32 +1,11 @@
 import { createLedger, memoryStore, openLedger, replay, sqliteStore, verify, type EventStore, type Ledger, type LedgerEvent, type EventOf } from '../../src';
 import { given, issueCommand, payloads, registerNotes, T0 } from '../support/given';
-import { manualClock } from '../support/fixtures';
+import { manualClock, manualTimers } from '../support/fixtures';
 import { AsyncMemoryStore } from '../support/asyncMemoryStore';
 import { sqliteTempDir } from '../support/sqliteFiles';
 import { reseal } from '../support/sealedLog';
 
 /** Timers driven by the test: nothing fires until `fire()` runs what is scheduled now. */
-function manualTimers(): { setTimer: (callback: () => void, delayMs: number) => () => void; fire: () => number; readonly delays: number[]; pending: () => number } {
-  let queue: { callback: () => void; cancelled: boolean }[] = [];
-  const delays: number[] = [];
-  return {
-    delays,
-    setTimer(callback, delayMs) {
-      const entry = { callback, cancelled: false };
-      queue.push(entry);
-      delays.push(delayMs);
-      return () => (entry.cancelled = true);
-    },
-    fire() {
-      const due = queue.filter((e) => !e.cancelled);
-      queue = [];
-      for (const e of due) e.callback();
-      return due.length;
-    },
-    pending: () => queue.filter((e) => !e.cancelled).length,
-  };
-}
-
 /** Lets the stream's microtasks and promise chains run (no timers involved). */
 const settle = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await Promise.resolve();

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLedger, fsResource, fsScope, ResourceRefusedError, verify, type Ledger, type ToolContext } from '../../src';
 import { buildFsTree, type FsTree } from '../support/fsTree';
-import { manualClock } from '../support/fixtures';
+import { manualClock, manualTimers } from '../support/fixtures';
 
 /**
  * Issue 30 item 11: a tool that keeps its context must lose its authority when the call ends.
@@ -15,23 +15,6 @@ beforeEach(() => {
   tree = buildFsTree();
 });
 afterEach(() => tree.remove());
-
-/** Manual timers: nothing fires until the test says so. */
-function manualTimers(): { setTimer: (callback: () => void, delayMs: number) => () => void; fire: () => void } {
-  let queue: { callback: () => void; cancelled: boolean }[] = [];
-  return {
-    setTimer(callback) {
-      const entry = { callback, cancelled: false };
-      queue.push(entry);
-      return () => (entry.cancelled = true);
-    },
-    fire() {
-      const due = queue.filter((e) => !e.cancelled);
-      queue = [];
-      for (const e of due) e.callback();
-    },
-  };
-}
 
 interface Kept {
   ctx: ToolContext | undefined;

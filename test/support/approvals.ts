@@ -1,25 +1,9 @@
 import { createLedger, type EventStore, type Ledger, type LedgerOptions, type PendingApprovalView } from '../../src';
-import { manualClock } from './fixtures';
+import { manualClock, manualTimers } from './fixtures';
+
+export { manualTimers };
 
 export const hour = 3_600_000;
-
-/** Timers driven by the test: nothing fires until `fire()` runs what is scheduled now. */
-export function manualTimers(): { setTimer: (callback: () => void, delayMs: number) => () => void; fire: () => number } {
-  let queue: { callback: () => void; cancelled: boolean }[] = [];
-  return {
-    setTimer(callback) {
-      const entry = { callback, cancelled: false };
-      queue.push(entry);
-      return () => (entry.cancelled = true);
-    },
-    fire() {
-      const due = queue.filter((e) => !e.cancelled);
-      queue = [];
-      for (const e of due) e.callback();
-      return due.length;
-    },
-  };
-}
 
 /** Lets the stream's promise chains run (no timers involved). */
 export async function settle(): Promise<void> {

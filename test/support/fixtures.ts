@@ -38,3 +38,28 @@ export async function notesLedger(options: LedgerOptions = {}): Promise<{ ledger
   });
   return { ledger, notes, runs };
 }
+
+/**
+ * Timers driven by the test (a ledger's `setTimer` option): nothing fires until `fire()` runs what
+ * is scheduled, and `delays` records what each timer asked for.
+ */
+export function manualTimers(): { setTimer: (callback: () => void, delayMs: number) => () => void; fire: () => number; readonly delays: number[]; pending: () => number } {
+  let queue: { callback: () => void; cancelled: boolean }[] = [];
+  const delays: number[] = [];
+  return {
+    delays,
+    setTimer(callback, delayMs) {
+      const entry = { callback, cancelled: false };
+      queue.push(entry);
+      delays.push(delayMs);
+      return () => (entry.cancelled = true);
+    },
+    fire() {
+      const due = queue.filter((e) => !e.cancelled);
+      queue = [];
+      for (const e of due) e.callback();
+      return due.length;
+    },
+    pending: () => queue.filter((e) => !e.cancelled).length,
+  };
+}
