@@ -31,7 +31,7 @@ const callsHeldMax = 10_000;
 /** The same options for every span: the SDK copies what it keeps, so one frozen object serves all. */
 const spanOptions: SpanOptions = Object.freeze({ kind: SpanKind.INTERNAL, attributes: Object.freeze({ [attr.operationName]: executeTool }) });
 
-type Invoke = (token: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions) => Promise<KeyedInvokeOutcome>;
+export type Invoke = (caller: string, tool: string, args: unknown, options?: InvokeOptions | KeyedInvokeOptions) => Promise<KeyedInvokeOutcome>;
 
 /**
  * Instruments a ledger in place: every `invoke` gets a span `execute_tool <tool>` in the active
@@ -42,14 +42,31 @@ type Invoke = (token: string, tool: string, args: unknown, options?: InvokeOptio
  * logged events, which hold neither.
  */
 export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOptions = {}): LedgerInstrumentation {
+  const own = Object.getOwnPropertyDescriptor(ledger, 'invoke');
+  const calls = instrumentCalls(ledger, ledger.invoke as Invoke, options);
+  Object.defineProperty(ledger, 'invoke', { value: calls.invoke, configurable: true, writable: true, enumerable: false });
+  return {
+    ledger,
+    uninstrument() {
+      calls.close();
+      if (own !== undefined) Object.defineProperty(ledger, 'invoke', own);
+      else delete (ledger as { invoke?: unknown }).invoke;
+    },
+  };
+}
+
+/**
+ * The instrumentation itself, around any function shaped like `invoke` whose first argument names
+ * the caller (a token for `invoke`, a grant id for the gateway's `invokeAsGrant`): the wrapped
+ * function, and `close` to stop following the ledger's events and unregister the gauges.
+ */
+export function instrumentCalls(ledger: Ledger, original: Invoke, options: InstrumentLedgerOptions): { readonly invoke: Invoke; close(): void } {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(instrumentName);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(instrumentName);
   const ledgerMetrics = new LedgerMetrics(meter, ledger, options.budgetGrantsMax ?? 100);
   const index = new CallEventIndex(callsHeldMax);
   const removeApprovalsGauge = pendingApprovalsGauge(meter, ledger);
   const subscription: Subscription = ledger.events$.subscribe({ next: (event) => index.record(event) });
-  const own = Object.getOwnPropertyDescriptor(ledger, 'invoke');
-  const original = ledger.invoke as Invoke;
 
   const settle = (span: Span, started: number, outcome: KeyedInvokeOutcome | undefined): void => {
     const events = index.end(outcome?.callId, outcome !== undefined && outcome.status !== 'rejected' && outcome.replayed === true);
@@ -86,16 +103,12 @@ export function instrumentLedger(ledger: Ledger, options: InstrumentLedgerOption
       },
     );
   };
-  Object.defineProperty(ledger, 'invoke', { value: invoke, configurable: true, writable: true, enumerable: false });
-
   return {
-    ledger,
-    uninstrument() {
+    invoke,
+    close() {
       subscription.unsubscribe();
       ledgerMetrics.close();
       removeApprovalsGauge();
-      if (own !== undefined) Object.defineProperty(ledger, 'invoke', own);
-      else delete (ledger as { invoke?: unknown }).invoke;
     },
   };
 }
