@@ -64,6 +64,7 @@ export class BatchLoop {
       options.pendingMax,
       limits.batchCommandsMax,
       asyncStore !== undefined ? (batch) => this.processBatchAsync(asyncStore, batch) : (batch) => this.processBatch(syncStore, batch),
+      asyncStore === undefined && syncStore.gathersBatches === true,
     );
     if (asyncStore !== undefined) {
       this.catchUpTimer = setInterval(() => this.queueCatchUp(), asyncStore.catchUpIntervalMs);

@@ -22,6 +22,8 @@ export class CommandStream<Request> {
     capacity: number,
     private readonly batchMax: number,
     processBatch: (batch: Request[]) => void | Promise<void>,
+    /** Start every batch after a turn of the event loop, not on a microtask (a store whose commit flushes). */
+    private readonly gather = false,
   ) {
     this.queue = new BoundedQueue<Request>(capacity);
     this.subscription = this.drains$
@@ -71,7 +73,9 @@ export class CommandStream<Request> {
   }
 
   // The first drain runs on a microtask (low latency); follow-up drains of a long queue yield to the
-  // event loop so tools, timers and I/O progress between batches.
+  // event loop so tools, timers and I/O progress between batches. When commits flush to disk the first
+  // drain yields too: the requests that reach the process in one poll of the event loop (each in its
+  // own callback) then share one batch and one flush, instead of a flush each.
   private schedule(yieldFirst: boolean): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
@@ -87,7 +91,7 @@ export class CommandStream<Request> {
       if (this.queue.length > 0) this.schedule(true);
       else this.wakeIdle();
     };
-    if (yieldFirst) setImmediate(run);
+    if (yieldFirst || this.gather) setImmediate(run);
     else queueMicrotask(run);
   }
 

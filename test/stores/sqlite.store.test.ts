@@ -112,6 +112,44 @@ describe('opening a file', () => {
   });
 });
 
+describe('group commit', () => {
+  // Calls that reach the ledger in separate callbacks of one event-loop turn (several HTTP sessions).
+  const callsOfOneTurn = async (store: ReturnType<typeof sqliteStore>): Promise<{ transactions: number; statuses: string[] }> => {
+    const { ledger } = await notesLedger({ store });
+    const { token } = await ledger.issue({ tools: ['notes.write'], resources: ['notes:/drafts/'], expiresAt: Date.now() + hour, budget: { calls: 10, inputBytes: 10_000 } });
+    const exclusive = jest.spyOn(store, 'exclusive');
+    const calls: Promise<{ status: string }>[] = [];
+    for (let i = 0; i < 4; i++) {
+      calls.push(ledger.invoke(token, 'notes.write', { path: `drafts/${i}`, text: 'x' }));
+      await Promise.resolve();
+    }
+    const statuses = (await Promise.all(calls)).map((o) => o.status);
+    const transactions = exclusive.mock.calls.length;
+    expect(verify(ledger.events()).ok).toBe(true);
+    await ledger.close();
+    return { transactions, statuses };
+  };
+
+  it('says a file flushes on commit and :memory: does not', () => {
+    const file = sqliteStore({ path: tmp.file('gathers.sqlite') });
+    const memory = sqliteStore({ path: ':memory:' });
+    expect([file.gathersBatches, memory.gathersBatches]).toEqual([true, false]);
+    file.close();
+    memory.close();
+  });
+
+  it('admits the calls of one event-loop turn in one transaction on a file', async () => {
+    const { transactions, statuses } = await callsOfOneTurn(sqliteStore({ path: tmp.file('group.sqlite') }));
+    expect(statuses).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(transactions).toBe(2); // the four admissions together, then the four settlements together
+  });
+
+  it('commits each call on its own in :memory: (nothing to flush, no turn waited)', async () => {
+    const { transactions } = await callsOfOneTurn(sqliteStore({ path: ':memory:' }));
+    expect(transactions).toBeGreaterThan(2);
+  });
+});
+
 describe('the events table', () => {
   it('stores the canonical JSON body with its indexed columns', async () => {
     const file = tmp.file('columns.sqlite');

@@ -54,6 +54,29 @@ describe('CommandStream', () => {
     expect(seen).toEqual([1, 2, 99]);
     stream.stop();
   });
+
+  // Requests that reach the process in separate callbacks of one event-loop turn (two HTTP sessions,
+  // a tool result) are modelled by submits separated by a macrotask boundary's worth of microtasks.
+  const submitsAcrossCallbacks = async (gather: boolean): Promise<number[][]> => {
+    const batches: number[][] = [];
+    const stream = new CommandStream<number>(100, 10, (batch) => void batches.push(batch), gather);
+    stream.submit(1);
+    await Promise.resolve();
+    stream.submit(2);
+    await Promise.resolve();
+    stream.submit(3);
+    await stream.idle();
+    stream.stop();
+    return batches;
+  };
+
+  it('starts a batch on a microtask by default: requests of separate callbacks commit one by one', async () => {
+    expect(await submitsAcrossCallbacks(false)).toEqual([[1], [2], [3]]);
+  });
+
+  it('gathers the requests of one event-loop turn into one batch when commits flush (group commit)', async () => {
+    expect(await submitsAcrossCallbacks(true)).toEqual([[1, 2, 3]]);
+  });
 });
 
 describe('bursts', () => {

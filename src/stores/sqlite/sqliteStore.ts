@@ -20,6 +20,8 @@ const snapshotBusyTimeoutMs = 100;
 
 class SqliteStore implements SqliteEventStore {
   readonly readonly: boolean;
+  /** A file's commit flushes to disk (synchronous FULL or EXTRA): batches gather (group commit). */
+  readonly gathersBatches: boolean;
   /** Settlements a ledger could not append yet: files in `<path>-settlements/` (docs/storage.md), so a crash loses none. */
   readonly settlements: SettlementJournal;
   openedFromSnapshotSeq: number | undefined;
@@ -49,6 +51,7 @@ class SqliteStore implements SqliteEventStore {
   ) {
     this.db = connection.db;
     this.readonly = connection.readonly;
+    this.gathersBatches = !isMemoryPath(path);
     this.settlements = isMemoryPath(path) ? memoryJournal() : fileJournal(`${path}-settlements`);
     // Positional parameters: binding an object by name costs ≈ 9 µs more per row.
     this.insert = this.db.prepare('INSERT INTO events (seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');

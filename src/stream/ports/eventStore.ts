@@ -9,6 +9,12 @@ export interface EventStore {
   load(): Iterable<LedgerEvent>;
   append(events: readonly LedgerEvent[]): void;
   close?(): void;
+  /**
+   * True when each append costs a flush to disk (milliseconds, on the event loop): the command
+   * stream then lets one turn of the event loop pass before a batch, so the requests that arrived
+   * together (several HTTP sessions, tool results) share one commit. Group commit.
+   */
+  readonly gathersBatches?: boolean;
 }
 
 /**
