@@ -5,12 +5,16 @@ import { createLedger, openLedger } from '../createLedger';
 import type { Ledger, LedgerOptions } from '../stream/types';
 import { sqliteStore } from '../stores/sqlite/sqliteStore';
 
-export type LedgerAtOptions = { readonly create: boolean } & Pick<LedgerOptions, 'onToolError'>;
+export type LedgerAtOptions = {
+  readonly create: boolean;
+  /** A server with concurrent callers (proxy, gateway): SQLite group commit (docs/storage.md). */
+  readonly groupCommit?: boolean;
+} & Pick<LedgerOptions, 'onToolError'>;
 
 /** Opens the SQLite file a `--ledger` option names (created if absent when `create`). */
 export function openLedgerFile(file: string, options: LedgerAtOptions): Ledger {
   if (!options.create && !fs.existsSync(file)) throw new Error(`no ledger file at ${file}`);
-  return createLedger({ store: sqliteStore({ path: file }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
+  return createLedger({ store: sqliteStore({ path: file, ...(options.groupCommit === true ? { groupCommit: true } : {}) }), ...(options.onToolError !== undefined ? { onToolError: options.onToolError } : {}) });
 }
 
 /**

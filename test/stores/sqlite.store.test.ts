@@ -130,22 +130,21 @@ describe('group commit', () => {
     return { transactions, statuses };
   };
 
-  it('says a file flushes on commit and :memory: does not', () => {
-    const file = sqliteStore({ path: tmp.file('gathers.sqlite') });
-    const memory = sqliteStore({ path: ':memory:' });
-    expect([file.gathersBatches, memory.gathersBatches]).toEqual([true, false]);
-    file.close();
-    memory.close();
+  it('gathers batches only when asked, and never in :memory: (nothing to flush)', () => {
+    const stores = [sqliteStore({ path: tmp.file('asked.sqlite'), groupCommit: true }), sqliteStore({ path: tmp.file('default.sqlite') }), sqliteStore({ path: ':memory:', groupCommit: true })];
+    expect(stores.map((s) => s.gathersBatches)).toEqual([true, false, false]);
+    for (const s of stores) s.close();
+    expect(() => sqliteStore({ path: tmp.file('x.sqlite'), groupCommit: 'yes' as unknown as boolean })).toThrow(TypeError);
   });
 
-  it('admits the calls of one event-loop turn in one transaction on a file', async () => {
-    const { transactions, statuses } = await callsOfOneTurn(sqliteStore({ path: tmp.file('group.sqlite') }));
+  it('admits the calls of one event-loop turn in one transaction with groupCommit', async () => {
+    const { transactions, statuses } = await callsOfOneTurn(sqliteStore({ path: tmp.file('group.sqlite'), groupCommit: true }));
     expect(statuses).toEqual(['completed', 'completed', 'completed', 'completed']);
     expect(transactions).toBe(2); // the four admissions together, then the four settlements together
   });
 
-  it('commits each call on its own in :memory: (nothing to flush, no turn waited)', async () => {
-    const { transactions } = await callsOfOneTurn(sqliteStore({ path: ':memory:' }));
+  it('commits each call on its own by default (a batch starts on a microtask)', async () => {
+    const { transactions } = await callsOfOneTurn(sqliteStore({ path: tmp.file('alone.sqlite') }));
     expect(transactions).toBeGreaterThan(2);
   });
 });

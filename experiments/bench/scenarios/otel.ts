@@ -3,9 +3,11 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { ExportResultCode } from '@opentelemetry/core';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { sqliteStore } from '../../../src';
 import { instrumentLedger } from '../../../src/otel';
 import { oursCall, oursLedger } from '../ours';
 import { interleaved, now, round, type RemoteContender } from '../stats';
+import { scratchDir } from '../tmpFiles';
 import type { BenchContext, ScenarioResult } from './types';
 
 /** Takes every batch and drops it: the SDK's own work is measured, not a collector's. */
@@ -69,6 +71,24 @@ export async function otel(ctx: BenchContext): Promise<ScenarioResult> {
     ctx.quick ? 2_000 : 10_000,
     ctx.quick ? 1_000 : 5_000,
   );
+  // What a host that keeps its log runs: the same pair on a SQLite file (two flushed commits a call).
+  const scratch = scratchDir('otel');
+  const durablePlain = await oursLedger({ store: sqliteStore({ path: scratch.file('plain.sqlite') }) });
+  const durableTraced = await oursLedger({ store: sqliteStore({ path: scratch.file('traced.sqlite') }) });
+  instrumentLedger(durableTraced.ledger, { tracerProvider, meterProvider });
+  const durable = await interleaved(
+    {
+      'plain call, SQLite file': contender((i) => oursCall(durablePlain.ledger, durablePlain.tokens[0] as string, i), false),
+      'instrumented call, SQLite file': contender((i) => oursCall(durableTraced.ledger, durableTraced.tokens[0] as string, i), true),
+    },
+    ctx.quick ? 4 : 8,
+    ctx.quick ? 200 : 1_000,
+    ctx.quick ? 100 : 300,
+  );
+  Object.assign(figures, durable);
+  await durablePlain.ledger.close();
+  await durableTraced.ledger.close();
+  scratch.cleanup();
   await tracerProvider.shutdown();
   await meterProvider.shutdown();
   await plain.ledger.close();
@@ -89,11 +109,14 @@ export async function otel(ctx: BenchContext): Promise<ScenarioResult> {
       'floor median ratio': round(median('plain call in an empty span (floor)') / median('plain call'), 3),
       'ours above the floor, median µs': round(median('instrumented call') - median('plain call in an empty span (floor)'), 2),
       'cost ratio instrumented with no-op metrics/plain': round(rate('plain call') / rate('instrumented call, no-op metrics'), 3),
+      'cost ratio instrumented/plain on a SQLite file': round(rate('plain call, SQLite file') / rate('instrumented call, SQLite file'), 3),
+      'added per call on a SQLite file, median µs': round(median('instrumented call, SQLite file') - median('plain call, SQLite file'), 2),
     },
     target: { description: 'a call with instrumentLedger costs ≤ 1.3× an uninstrumented call', value: ratio, limit: 1.3, pass: ratio <= 1.3 },
     notes: [
       'Sequential, in memory, the policy of scenario 1. Spans go through a BatchSpanProcessor to an exporter that drops them; metrics through a periodic reader every second.',
       'The floor is what any span per call costs on this SDK: an empty span (no attributes, no context.with) through the same BatchSpanProcessor around a plain call; "ours above the floor" is the rest of the instrumentation (event index, context, attributes, metrics). "no-op metrics" is the instrumented call with the API\'s no-op meter provider.',
+      'The target is taken in memory, the harshest case (a call of ≈ 10–15 µs, against which the SDK\'s own span already costs 1.4–1.5×). The SQLite pair is what a host that keeps its log on disk pays: the same instrumentation against a call that waits for two flushed commits.',
       'The instrumented side runs with the AsyncLocalStorage context manager (Node runs a hook on every promise while it is on); the plain side without it. The third figure has it on for a plain call, to separate its cost from the instrumentation\'s own.',
     ],
   };

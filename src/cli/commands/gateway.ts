@@ -50,7 +50,7 @@ export async function runGateway(args: readonly string[], io: CliIo = processIo)
   const exporting = otel?.startOtlpExport('atc-gateway');
   let ledger;
   try {
-    ledger = await openLedgerAt(config.ledger, { create: true });
+    ledger = await openLedgerAt(config.ledger, { create: true, groupCommit: true });
   } catch (error) {
     await exporting?.shutdown();
     io.err(`atc gateway: ${(error as Error).message}`);

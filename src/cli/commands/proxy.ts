@@ -94,7 +94,7 @@ export async function runProxy(args: readonly string[], io: CliIo = processIo): 
   const exporting = otel?.startOtlpExport('atc-proxy');
   let ledger;
   try {
-    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, onToolError });
+    ledger = await openLedgerAt(parsed.values.get('ledger') as string, { create: true, groupCommit: true, onToolError });
   } catch (error) {
     await exporting?.shutdown();
     return fail((error as Error).message);

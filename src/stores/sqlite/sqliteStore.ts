@@ -20,7 +20,7 @@ const snapshotBusyTimeoutMs = 100;
 
 class SqliteStore implements SqliteEventStore {
   readonly readonly: boolean;
-  /** A file's commit flushes to disk (synchronous FULL or EXTRA): batches gather (group commit). */
+  /** Asked for `groupCommit` on a file (whose commits flush): batches gather for a turn of the event loop. */
   readonly gathersBatches: boolean;
   /** Settlements a ledger could not append yet: files in `<path>-settlements/` (docs/storage.md), so a crash loses none. */
   readonly settlements: SettlementJournal;
@@ -46,12 +46,12 @@ class SqliteStore implements SqliteEventStore {
 
   constructor(
     readonly path: string,
-    private readonly options: Required<Pick<SqliteStoreOptions, 'busyTimeoutMs' | 'snapshotEvery' | 'verifyOnOpen'>>,
+    private readonly options: Required<Pick<SqliteStoreOptions, 'busyTimeoutMs' | 'snapshotEvery' | 'verifyOnOpen' | 'groupCommit'>>,
     connection: { readonly db: Database.Database; readonly readonly: boolean },
   ) {
     this.db = connection.db;
     this.readonly = connection.readonly;
-    this.gathersBatches = !isMemoryPath(path);
+    this.gathersBatches = options.groupCommit && !isMemoryPath(path);
     this.settlements = isMemoryPath(path) ? memoryJournal() : fileJournal(`${path}-settlements`);
     // Positional parameters: binding an object by name costs ≈ 9 µs more per row.
     this.insert = this.db.prepare('INSERT INTO events (seq, type, at, grant_id, tool, call_id, reason, input_bytes, hash, prev_hash, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -255,6 +255,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteEventStore {
   if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 0) throw new TypeError('snapshotEvery must be a non-negative integer');
   if (synchronous !== 'FULL' && synchronous !== 'EXTRA') throw new TypeError("synchronous must be 'FULL' or 'EXTRA'");
   if (verifyOnOpen !== 'tail' && verifyOnOpen !== 'full') throw new TypeError("verifyOnOpen must be 'tail' or 'full'");
+  const groupCommit = options.groupCommit ?? false;
+  if (typeof groupCommit !== 'boolean') throw new TypeError('groupCommit must be a boolean');
   if (options.readonlyCopyMaxBytes !== undefined && (!Number.isSafeInteger(options.readonlyCopyMaxBytes) || options.readonlyCopyMaxBytes < 0)) {
     throw new TypeError('readonlyCopyMaxBytes must be a non-negative integer');
   }
@@ -266,5 +268,5 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteEventStore {
     ...(options.migrationsDir !== undefined ? { migrationsDir: options.migrationsDir } : {}),
     ...(options.readonlyCopyMaxBytes !== undefined ? { readonlyCopyMaxBytes: options.readonlyCopyMaxBytes } : {}),
   });
-  return new SqliteStore(options.path, { busyTimeoutMs, snapshotEvery, verifyOnOpen }, connection);
+  return new SqliteStore(options.path, { busyTimeoutMs, snapshotEvery, verifyOnOpen, groupCommit }, connection);
 }

@@ -21,6 +21,13 @@ export interface SqliteStoreOptions {
    * states: one event per 256 bytes of state JSON). 0 never writes. Default 2,000.
    */
   readonly snapshotEvery?: number;
+  /**
+   * Group commit: each batch waits one turn of the event loop, so the requests that arrive in that
+   * turn (calls of several sessions, tools settling together) share one transaction and one flush.
+   * For a server with concurrent callers (`atc proxy` and `atc gateway` turn it on); a lone call
+   * waits microseconds more. Ignored for ':memory:'. Default false: a batch starts on a microtask.
+   */
+  readonly groupCommit?: boolean;
   /** 'tail' (default): open from the newest bound snapshot and check the events after it. 'full': check from seq 1. */
   readonly verifyOnOpen?: 'tail' | 'full';
   /** Where the numbered migrations live. Default: the package's migrations/ directory. */

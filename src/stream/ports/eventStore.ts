@@ -10,9 +10,9 @@ export interface EventStore {
   append(events: readonly LedgerEvent[]): void;
   close?(): void;
   /**
-   * True when each append costs a flush to disk (milliseconds, on the event loop): the command
-   * stream then lets one turn of the event loop pass before a batch, so the requests that arrived
-   * together (several HTTP sessions, tool results) share one commit. Group commit.
+   * True to have batches gathered (group commit), for a store whose append flushes to disk: the
+   * command stream then lets one turn of the event loop pass before a batch, so the requests that
+   * arrived together (several HTTP sessions, tool results) share one commit.
    */
   readonly gathersBatches?: boolean;
 }
