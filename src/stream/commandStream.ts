@@ -22,7 +22,7 @@ export class CommandStream<Request> {
     capacity: number,
     private readonly batchMax: number,
     processBatch: (batch: Request[]) => void | Promise<void>,
-    /** Start every batch after a turn of the event loop, not on a microtask (a store whose commit flushes). */
+    /** Start every batch after a turn of the event loop, not on a microtask (the store asked for group commit). */
     private readonly gather = false,
   ) {
     this.queue = new BoundedQueue<Request>(capacity);
@@ -73,9 +73,9 @@ export class CommandStream<Request> {
   }
 
   // The first drain runs on a microtask (low latency); follow-up drains of a long queue yield to the
-  // event loop so tools, timers and I/O progress between batches. When commits flush to disk the first
-  // drain yields too: the requests that reach the process in one poll of the event loop (each in its
-  // own callback) then share one batch and one flush, instead of a flush each.
+  // event loop so tools, timers and I/O progress between batches. With group commit the first drain
+  // yields too: the requests that reach the process in one poll of the event loop (each in its own
+  // callback) then share one batch and one flush, instead of a flush each.
   private schedule(yieldFirst: boolean): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
