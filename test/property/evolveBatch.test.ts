@@ -188,12 +188,16 @@ function unfrozenPaths(value: unknown, path = 'state', found: string[] = []): st
   return found;
 }
 
+// Coverage tests ask whether the generator reaches each kind at all: a fixed seed makes the answer
+// the same on every run (a random one missed a rare kind about one run in ten).
+const coverage = { seed: 20_261_204 } as const;
+
 const fold = (state: LedgerState, events: readonly LedgerEvent[]): LedgerState => events.reduce(evolve, state);
 
 describe('evolveBatch: a batch fold with transient nodes', () => {
   it('covers every event kind in the generated logs, delegation and fetch hops included', () => {
     const seen = new Set<string>();
-    fc.assert(fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => { for (const e of logOf(ops)) seen.add(e.type); }), { numRuns: 200 });
+    fc.assert(fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => { for (const e of logOf(ops)) seen.add(e.type); }), { ...coverage, numRuns: 200 });
     expect([...seen].sort()).toEqual(['approval.requested', 'approval.resolved', 'attenuation.rejected', 'call.admitted', 'call.completed', 'call.failed', 'call.rejected', 'call.replayed', 'fetch.hop', 'grant.issued', 'grant.revoked', 'revocation.rejected', 'tool.registered']);
   });
 
@@ -209,7 +213,7 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
           if (e.type === 'call.rejected' && (e.reason === 'meter_budget_exhausted' || e.reason === 'rate_limited')) seen.add(e.reason);
         }
       }),
-      { numRuns: 1_000 },
+      { ...coverage, numRuns: 1_000 },
     );
     expect([...seen].sort()).toEqual(['meter_budget_exhausted', 'metered admission', 'metered call.completed', 'metered call.failed', 'overrun', 'rate_limited']);
   });
@@ -224,7 +228,7 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
           if (e.type === 'call.rejected' && (e.reason === 'idempotency_conflict' || e.reason === 'idempotency_keys_exhausted')) seen.add(e.reason);
         }
       }),
-      { numRuns: 1_000 },
+      { ...coverage, numRuns: 1_000 },
     );
     expect([...seen].sort()).toEqual(['call.replayed', 'idempotency_conflict', 'idempotency_keys_exhausted', 'keyed admission']);
   });
@@ -241,7 +245,7 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
           if (e.type === 'grant.issued' && e.principal !== undefined) seen.add(e.principal.generation === 0 ? 'principal grant' : 'principal replacement');
         }
       }),
-      { numRuns: 1_000 },
+      { ...coverage, numRuns: 1_000 },
     );
     expect([...seen].sort()).toEqual(['cancelled', 'deadline', 'keyed timed admission', 'principal grant', 'principal replacement', 'timed out']);
   });

@@ -158,7 +158,8 @@ describe('idempotency keys: long random workloads against a FIFO model', () => {
       fc.property(workload, ([ops, keysMax]) => {
         for (const s of run(ops, keysMax).seen) seen.add(s);
       }),
-      { numRuns: 60, endOnFailure: true },
+      // A fixed seed: the check below (that the runs reached each case) must not depend on the draw.
+      { numRuns: 60, endOnFailure: true, seed: 20_261_204 },
     );
     // The runs reached what this test is about.
     expect([...seen].sort()).toEqual(['admitted', 'evicted past a chunk', 'idempotency_conflict', 'idempotency_keys_exhausted', 'queue over three chunks', 'replay']);
