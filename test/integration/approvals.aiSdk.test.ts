@@ -2,6 +2,7 @@ import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createLedger, type Ledger } from '../../src';
 import { LedgerApprovalError, ledgerToolsWithApprovals } from '../../src/integrations/ai-sdk';
+import { endedCallsKept } from '../../src/integrations/ai-sdk/toolApprovals';
 
 // The whole AI SDK 6 loop with a mock model: the model asks for `pay`; payments over 100 need a
 // person; the app answers the SDK's approval request in the next messages.
@@ -121,6 +122,30 @@ describe('ledgerTools maps AI SDK approvals onto the ledger', () => {
     expect(paid).toEqual([]);
     expect(JSON.stringify(result.response.messages)).toContain('does not match the call the ledger asked about');
     expect(ledger.events().filter((e) => e.type === 'approval.resolved')).toMatchObject([{ outcome: 'denied' }]);
+    await ledger.close();
+  });
+
+  it('keeps at most endedCallsKept calls whose wait ended elsewhere, the oldest forgotten (fail closed)', async () => {
+    const ledger = createLedger();
+    await ledger.registerTool({ name: 'pay', inputSchema: paySchema, run: () => 'paid' });
+    const calls = endedCallsKept + 2;
+    const { token } = await ledger.issue({ tools: ['pay'], expiresAt: Date.now() + hour, budget: { calls, inputBytes: 1_000_000 }, approvals: { pay: true } });
+    const bound = ledgerToolsWithApprovals(ledger, token);
+    const pay = bound.tools.pay!;
+    const needsApproval = pay.needsApproval as (input: unknown, options: { toolCallId: string; messages: ModelMessage[] }) => Promise<boolean>;
+    const input = { to: 'bob', amount: 1 };
+    for (let n = 0; n < calls; n++) {
+      expect(await needsApproval(input, { toolCallId: `call-${n}`, messages: [] })).toBe(true);
+      // Denied outside the binding (atc deny, another app): the binding learns of it only by the call ending.
+      await ledger.deny(bound.approvalIdOf(`call-${n}`)!, { by: 'bob' });
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve)); // the outcomes' continuations have run
+    expect(bound.approvalIdOf('call-0')).toBeUndefined();
+    expect(bound.approvalIdOf('call-1')).toBeUndefined();
+    expect(bound.approvalIdOf('call-2')).toBeDefined();
+    // A forgotten call's late execute runs nothing; a kept one returns how its wait ended.
+    await expect(pay.execute!(input, { toolCallId: 'call-0', messages: [] })).rejects.toBeInstanceOf(LedgerApprovalError);
+    await expect(pay.execute!(input, { toolCallId: `call-${calls - 1}`, messages: [] })).rejects.toThrow(/denied/);
     await ledger.close();
   });
 });

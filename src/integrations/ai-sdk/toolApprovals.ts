@@ -23,6 +23,13 @@ interface StartedCall {
 }
 
 /**
+ * How many ended calls (their wait over without `execute` or a refusal taking them) stay in the
+ * binding, so a late `execute` still gets their outcome. Waiting calls are bounded by the grant's
+ * budget (each reserves a call); ended ones would otherwise stay for the life of the binding.
+ */
+export const endedCallsKept = 256;
+
+/**
  * Binds the AI SDK's approval flow to the ledger's approval ids. `needsApproval` is a pure check of
  * the grant's rules; when the ledger would ask, it starts the ledger call, which waits, and keeps
  * toolCallId → the ledger's approval id. `execute` for an approved tool call approves THAT id (the
@@ -33,6 +40,8 @@ interface StartedCall {
 export class ToolApprovals {
   private readonly check = new ApprovalCheck();
   private readonly started = new Map<string, StartedCall>();
+  /** Calls that ended while still in `started`, oldest first (at most `endedCallsKept`). */
+  private readonly ended: { readonly toolCallId: string; readonly call: StartedCall }[] = [];
 
   constructor(private readonly ledger: Ledger, private readonly token: string, private readonly approver: string) {}
 
@@ -53,8 +62,21 @@ export class ToolApprovals {
     const stop = watchCallApproval(this.ledger, { grantId: grant.grantId, tool, args: input }, (event) => onRequested(event.approvalId));
     const outcome = this.ledger.invoke(this.token, tool, input).finally(stop);
     const first = await Promise.race([requested, outcome.then(() => undefined)]);
-    this.started.set(toolCallId, { tool, canonical: snapshot.canonical, approvalId: first, outcome });
+    const call: StartedCall = { tool, canonical: snapshot.canonical, approvalId: first, outcome };
+    this.started.set(toolCallId, call);
+    void outcome.then(() => this.forgetLater(toolCallId, call), () => this.forgetLater(toolCallId, call));
     return first !== undefined;
+  }
+
+  /** Keeps an ended call for a late `execute`, dropping the oldest ended one past `endedCallsKept`. */
+  private forgetLater(toolCallId: string, call: StartedCall): void {
+    if (this.started.get(toolCallId) !== call) return; // already taken by execute or a refusal
+    this.ended.push({ toolCallId, call });
+    while (this.ended.length > endedCallsKept) {
+      const oldest = this.ended.shift();
+      // The same toolCallId may have started a newer call since: drop only the one that ended.
+      if (oldest !== undefined && this.started.get(oldest.toolCallId) === oldest.call) this.started.delete(oldest.toolCallId);
+    }
   }
 
   /**
