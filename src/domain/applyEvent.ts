@@ -1,6 +1,6 @@
 import type { LedgerEvent, MeterAmounts } from './events';
 import { grantRecord, inFlightCall, meterRelease, refunds, revokedGrant, toolRecord, withCallUsage, withDescendant } from './records';
-import { bindKey, failKey } from './idempotencyFold';
+import { bindKey, setKeyStatus } from './idempotencyFold';
 import { failedStatus } from './idempotency';
 import { emptyShardedMap, shardGet } from './shardedMap';
 import { approvedCall, pendingRecord, waitsBelow } from './approvalFold';
@@ -60,7 +60,7 @@ export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEve
       s.inFlight = writes.remove(s.inFlight, event.callId);
       const back = refunds(event);
       if (back || release !== undefined) charge(s, writes, event.grantId, back ? -event.refunded.calls : 0, back ? -event.refunded.inputBytes : 0, release, -1, undefined);
-      if (call?.key !== undefined) s.idempotencyBindings = failKey(s.idempotencyBindings, writes, call.key, call.grantId, event.callId, failedStatus(event));
+      if (call?.key !== undefined) s.idempotencyBindings = setKeyStatus(s.idempotencyBindings, writes, call.key, call.grantId, event.callId, failedStatus(event));
       return;
     }
     case 'approval.requested': {
@@ -68,6 +68,8 @@ export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEve
       const r = event.reserved;
       charge(s, writes, event.grantId, r.calls, r.inputBytes, r.meters, 1, event.at);
       s.approvals = writes.put(s.approvals ?? emptyShardedMap<PendingApproval>(), event.approvalId, pendingRecord(event));
+      // A keyed call binds its key while it waits: a retry replays it rather than asking again.
+      if (event.idempotency !== undefined) bindKey(s, writes, event, true);
       return;
     }
     case 'approval.resolved': {
@@ -90,11 +92,16 @@ export function applyEvent(s: WritableState, writes: MapWrites, event: LedgerEve
   }
 }
 
-/** Ends a wait: out of `approvals`, its end recorded; anything but an approval gives its reservation back along the chain. */
+/**
+ * Ends a wait: out of `approvals`, its end recorded; anything but an approval gives its reservation
+ * back along the chain. A keyed call's binding stops waiting: admitted, or failed (its retry learns
+ * the call did not run).
+ */
 function endWait(s: WritableState, writes: MapWrites, pending: PendingApproval, end: ApprovalEnd): void {
   s.approvals = writes.remove(s.approvals as NonNullable<WritableState['approvals']>, pending.approvalId);
   s.approvalsEnded = writes.put(s.approvalsEnded ?? emptyShardedMap<ApprovalEnd>(), pending.approvalId, end);
   if (end !== 'approved') charge(s, writes, pending.grantId, -pending.reserved.calls, -pending.reserved.inputBytes, pending.reserved.meters, -1, undefined);
+  if (pending.key !== undefined) s.idempotencyBindings = setKeyStatus(s.idempotencyBindings, writes, pending.key, pending.grantId, pending.callId, end === 'approved' ? undefined : 'failed');
 }
 
 /**

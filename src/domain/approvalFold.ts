@@ -19,6 +19,7 @@ export function pendingRecord(event: EventOf<'approval.requested'>): PendingAppr
     seq: event.seq,
   };
   if (event.ancestors !== undefined) record.ancestors = Object.freeze([...event.ancestors]);
+  if (event.idempotency !== undefined) record.key = event.idempotency.keyDigest;
   return Object.freeze(record);
 }
 
@@ -26,6 +27,7 @@ export function pendingRecord(event: EventOf<'approval.requested'>): PendingAppr
 export function approvedCall(pending: PendingApproval, event: EventOf<'approval.resolved'>): InFlightCall {
   const call: { -readonly [K in keyof InFlightCall]: InFlightCall[K] } = { callId: pending.callId, grantId: pending.grantId, tool: pending.tool, reserved: pending.reserved, admittedAt: event.at, seq: event.seq };
   if (event.deadline !== undefined) call.deadline = event.deadline;
+  if (pending.key !== undefined) call.key = pending.key;
   return Object.freeze(call);
 }
 

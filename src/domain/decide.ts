@@ -141,7 +141,7 @@ function decideAdmit(state: LedgerState, command: AdmitCommand): Decision {
         // An approval id names one wait, ever: a reused one (a forged log, a shell bug) is refused.
         const id = command.approval.approvalId;
         if ((state.approvals !== undefined && shardGet(state.approvals, id) !== undefined) || (state.approvalsEnded !== undefined && shardGet(state.approvalsEnded, id) !== undefined)) return refuse('invalid_approval', 'the approval id was already used');
-        return approvalRequested(command.callId, command.tool, command.at, grant, ancestors, reservation(command, inputBytes), command.approval);
+        return approvalRequested(command.callId, command.tool, command.at, grant, ancestors, reservation(command, inputBytes), command.approval, command.idempotency);
       }
       if (chainAlwaysAsks(grant, ancestors, command.tool)) return refuse('approval_required', 'the grant asks a person about every call to this tool, and the command carries no approval request');
       return emit(admitted(command, grant, ancestors, inputBytes));

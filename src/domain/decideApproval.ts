@@ -1,6 +1,6 @@
 import type { ApprovalAsk, ResolveApprovalCommand } from './commands';
 import { emit, refuse, type Decision } from './decision';
-import type { ApprovalRequestedPayload, ApprovalResolvedPayload, Reservation } from './events';
+import type { ApprovalRequestedPayload, ApprovalResolvedPayload, IdempotencyRequest, Reservation } from './events';
 import { approvalNoteProblem, approverProblem, chainApprovalTimeout, chainCallTimeout, chainExpiry } from './approvalSpec';
 import { ancestorRecords } from './grantChain';
 import { shardGet } from './shardedMap';
@@ -11,8 +11,10 @@ const isTimeoutMs = (value: unknown): value is number => typeof value === 'numbe
 /**
  * A call that passed every check and needs a person: logged as waiting, reserved along its chain
  * (the fold charges it as an admission), with a deadline of log time no later than the chain's expiry.
+ * A keyed call binds its key now (the fold marks the binding waiting), so a retry while it waits
+ * replays this call instead of asking a person again.
  */
-export function approvalRequested(callId: string, tool: string, at: number, grant: GrantRecord, ancestors: readonly GrantRecord[], reserved: Reservation, ask: ApprovalAsk): Decision {
+export function approvalRequested(callId: string, tool: string, at: number, grant: GrantRecord, ancestors: readonly GrantRecord[], reserved: Reservation, ask: ApprovalAsk, key: IdempotencyRequest | undefined): Decision {
   if (typeof ask.approvalId !== 'string' || ask.approvalId.length === 0 || ask.approvalId.length > 128) return refuse('invalid_approval', 'an approval id is 1-128 characters');
   if (typeof ask.argsDigest !== 'string' || !/^[0-9a-f]{64}$/.test(ask.argsDigest)) return refuse('invalid_approval', 'argsDigest must be a SHA-256 in hex');
   const timeout = chainApprovalTimeout(grant, ancestors) ?? ask.defaultTimeoutMs;
@@ -29,6 +31,7 @@ export function approvalRequested(callId: string, tool: string, at: number, gran
     deadline,
   };
   if (grant.ancestors !== undefined) event.ancestors = grant.ancestors;
+  if (key !== undefined) event.idempotency = { keyDigest: key.keyDigest, argsDigest: key.argsDigest, expiresAt: key.expiresAt };
   return emit(event);
 }
 

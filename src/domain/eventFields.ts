@@ -137,6 +137,7 @@ export const eventFields = {
     reserved: req('reservation'),
     ancestors: opt('ancestorIds'),
     deadline: req('time'),
+    idempotency: opt('keyBinding'),
   },
   'approval.resolved': {
     approvalId: req('string'),

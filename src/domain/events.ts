@@ -225,6 +225,8 @@ export interface ApprovalRequestedPayload {
   /** As on `call.admitted`: only on a child's call, its ancestors, root first. */
   readonly ancestors?: readonly string[];
   readonly deadline: number;
+  /** As on `call.admitted`: a keyed call binds its key when it starts waiting (docs/approvals.md). */
+  readonly idempotency?: IdempotencyRequest;
 }
 /** How a person (or the deadline) resolved an approval. */
 export type ApprovalOutcome = 'approved' | 'denied' | 'timed_out';

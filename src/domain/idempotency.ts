@@ -3,7 +3,8 @@ import { shardGet, shardValues } from './shardedMap';
 import type { DigestBindings, KeyBinding, KeyBindingsByGrant, KeyQueue, LedgerState } from './state';
 
 /**
- * Idempotency keys (docs/budgets.md, "Idempotent retries"). Only an admission binds a key: per
+ * Idempotency keys (docs/budgets.md, "Idempotent retries"). Only an admission (or a call starting to
+ * wait for a person, docs/approvals.md) binds a key: per
  * grant, under the SHA-256 of the key (never the key), together with a digest of the tool and the
  * canonical arguments salted with the key itself, and an expiry in log time. Pure data and lookups,
  * shared by `decide` and both folds (idempotencyFold.ts).
@@ -48,8 +49,9 @@ export function liveBinding(state: LedgerState, grantId: string, keyDigest: stri
   return binding !== undefined && at < binding.expiresAt ? binding : undefined;
 }
 
-/** How the binding's call stands: recorded if it failed or timed out, else whether it is still in flight. */
+/** How the binding's call stands: recorded if it failed or timed out, in flight while it waits for a person or runs. */
 export function keyStatus(state: LedgerState, binding: KeyBinding): KeyStatus {
+  if (binding.status === 'waiting') return 'in_flight';
   if (binding.status !== undefined) return binding.status;
   return shardGet(state.inFlight, binding.callId) !== undefined ? 'in_flight' : 'completed';
 }
@@ -80,7 +82,9 @@ export function keyBinding(keyDigest: string, grantId: string, callId: string, t
   return Object.freeze({ keyDigest, grantId, callId, tool, argsDigest, expiresAt });
 }
 
-export function failedBinding(binding: KeyBinding, status: 'failed' | 'timed_out'): KeyBinding {
+/** The binding with this status (none: admitted or completed, the plain shape). */
+export function withStatus(binding: KeyBinding, status: KeyBinding['status']): KeyBinding {
+  if (status === undefined) return keyBinding(binding.keyDigest, binding.grantId, binding.callId, binding.tool, binding.argsDigest, binding.expiresAt);
   return Object.freeze({ keyDigest: binding.keyDigest, grantId: binding.grantId, callId: binding.callId, tool: binding.tool, argsDigest: binding.argsDigest, expiresAt: binding.expiresAt, status });
 }
 

@@ -1,5 +1,5 @@
 import type { EventOf } from './events';
-import { bindingsDepth, failedBinding, isByGrant, keyBinding, queueChunk, queueEntry } from './idempotency';
+import { bindingsDepth, isByGrant, keyBinding, queueChunk, queueEntry, withStatus } from './idempotency';
 import { withKeyQueue } from './records';
 import { shardGet, shardValues, shardWith, shardWithout, type ShardedMap } from './shardedMap';
 import type { DigestBindings, GrantRecord, KeyBinding, KeyQueue } from './state';
@@ -14,13 +14,14 @@ export interface KeyMaps {
 const emptyQueue: KeyQueue = Object.freeze({ first: 0, next: 0, chunks: Object.freeze([]), tail: Object.freeze([]) });
 
 /**
- * A keyed admission binds its key: first the tree's expired bindings are evicted from the front
- * of its queue (oldest first, stopping at the first live one), then the binding and its queue
- * position are added. An evicted position removes its binding only if that binding is still the one
- * it made (a key re-bound after expiry keeps its new binding). Runs after the admission's charge,
- * which has already rewritten the root's record (so a batch fold rewrites only its own leaf slot).
+ * A keyed admission (or a keyed call starting to wait for a person: `waiting`) binds its key: first
+ * the tree's expired bindings are evicted from the front of its queue (oldest first, stopping at the
+ * first live one), then the binding and its queue position are added. An evicted position removes its
+ * binding only if that binding is still the one it made (a key re-bound after expiry keeps its new
+ * binding). Runs after the admission's charge, which has already rewritten the root's record (so a
+ * batch fold rewrites only its own leaf slot).
  */
-export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.admitted'>): void {
+export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.admitted'> | EventOf<'approval.requested'>, waiting = false): void {
   const request = event.idempotency;
   if (request === undefined) return;
   const rootId = event.ancestors !== undefined && event.ancestors.length > 0 ? (event.ancestors[0] as string) : event.grantId;
@@ -45,7 +46,8 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
     chunksCopy.splice(0, dropped);
   }
   const digest = request.keyDigest;
-  const binding = keyBinding(digest, event.grantId, event.callId, event.tool, request.argsDigest, request.expiresAt);
+  const bound = keyBinding(digest, event.grantId, event.callId, event.tool, request.argsDigest, request.expiresAt);
+  const binding = waiting ? withStatus(bound, 'waiting') : bound;
   maps.idempotencyBindings = writes.put(maps.idempotencyBindings, digest, withBinding(shardGet(maps.idempotencyBindings, digest, bindingsDepth), binding), bindingsDepth);
   const tail = writes.writable(queue.tail);
   tail.push(binding);
@@ -60,15 +62,16 @@ export function bindKey(maps: KeyMaps, writes: MapWrites, event: EventOf<'call.a
 }
 
 /**
- * A keyed call that failed (or timed out) records it on its binding (what a retry after a restart
- * reports). A completion writes nothing: its binding's status follows from the call having left
- * `inFlight` (idempotency.ts, keyStatus).
+ * A keyed call that failed (or timed out, or whose wait for a person ended without an approval)
+ * records it on its binding (what a retry after a restart reports); an approved one drops `waiting`
+ * (`status` undefined). A completion writes nothing: its binding's status follows from the call
+ * having left `inFlight` (idempotency.ts, keyStatus).
  */
-export function failKey(bindings: ShardedMap<DigestBindings>, writes: MapWrites, keyDigest: string, grantId: string, callId: string, status: 'failed' | 'timed_out'): ShardedMap<DigestBindings> {
+export function setKeyStatus(bindings: ShardedMap<DigestBindings>, writes: MapWrites, keyDigest: string, grantId: string, callId: string, status: 'failed' | 'timed_out' | undefined): ShardedMap<DigestBindings> {
   const bound = shardGet(bindings, keyDigest, bindingsDepth);
   const current = bound === undefined ? undefined : isByGrant(bound) ? shardGet(bound.byGrant, grantId) : bound;
   if (current === undefined || current.callId !== callId) return bindings;
-  return writes.put(bindings, keyDigest, withBinding(bound, failedBinding(current, status)), bindingsDepth);
+  return writes.put(bindings, keyDigest, withBinding(bound, withStatus(current, status)), bindingsDepth);
 }
 
 /**

@@ -27,8 +27,12 @@ export interface KeyBinding {
   readonly tool: string;
   readonly argsDigest: string;
   readonly expiresAt: number;
-  /** Only once its call failed or timed out. */
-  readonly status?: 'failed' | 'timed_out';
+  /**
+   * `waiting` while its call waits for a person (bound at the request, so a retry replays rather
+   * than asks again); `failed` / `timed_out` once its call failed, timed out, or its wait ended
+   * without an approval (`failed`). Absent while admitted and after completion.
+   */
+  readonly status?: 'waiting' | 'failed' | 'timed_out';
 }
 
 /**
@@ -134,6 +138,8 @@ export interface PendingApproval {
   readonly requestedAt: number;
   readonly deadline: number;
   readonly seq: number;
+  /** Only for a call made with an idempotency key: its key digest (its binding waits with it). */
+  readonly key?: string;
 }
 
 /** How an approval ended: as logged, or `revoked` when revoking its grant (or an ancestor) released it. */

@@ -79,16 +79,19 @@ export class CallRunner {
    * as admitted at the approval; otherwise rejected with why the wait ended.
    */
   private async afterApproval<Result>(requested: EventOf<'approval.requested'>, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
+    // A keyed wait bound its key: its outcome is held for retries, its slot taken now, in decision order.
+    const heldSlot = requested.idempotency === undefined ? -1 : this.heldOutcomes.reserve(ordinal);
     const end = await this.parts.approvals.wait(requested);
     if (end.kind !== 'approved') return rejected(requested.callId, waitReasons[end.kind]);
-    const { callId, grantId, tool, reserved, ancestors } = requested;
-    return this.execute<Result>({ callId, grantId, tool, reserved, ancestors, deadline: end.deadline }, ordinal, args, checked, cancel);
+    const { callId, grantId, tool, reserved, ancestors, idempotency } = requested;
+    return this.execute<Result>({ callId, grantId, tool, reserved, ancestors, deadline: end.deadline, idempotency }, ordinal, args, checked, cancel, heldSlot);
   }
 
   /** Runs an admitted call's tool (racing its deadline, if any), settles it, and answers its retries. */
-  private async execute<Result>(admitted: Admitted, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
-    // In admission order (heldOutcomes.ts): taken before the tool runs, filled in when it has ended.
-    const heldSlot = admitted.idempotency === undefined ? -1 : this.heldOutcomes.reserve(ordinal);
+  private async execute<Result>(admitted: Admitted, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined, approvedSlot?: number): Promise<InvokeOutcome<Result>> {
+    // In admission order (heldOutcomes.ts): taken before the tool runs (an approved call's, when it
+    // started to wait), filled in when it has ended.
+    const heldSlot = approvedSlot ?? (admitted.idempotency === undefined ? -1 : this.heldOutcomes.reserve(ordinal));
     const controller = new LazyAbort();
     const running: Running = { grantId: admitted.grantId, ancestors: admitted.ancestors, controller };
     this.parts.running.add(admitted.callId, running);

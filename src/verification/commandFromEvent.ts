@@ -84,6 +84,8 @@ export function commandFromEvent(event: LedgerEvent): Command {
         type: 'admit', at, callId: event.callId, grantId: event.grantId, tool: event.tool, inputBytes: event.reserved.inputBytes, argumentCheck: 'ok', resourceCheck: 'ok',
         ...(event.reserved.meters !== undefined ? { cost: event.reserved.meters } : {}),
         approval: { approvalId: event.approvalId, argsDigest: event.argsDigest, defaultTimeoutMs: Math.max(1, event.deadline - at) },
+        // A keyed wait re-decides its key as a keyed admission does.
+        ...(event.idempotency !== undefined ? { idempotency: { ...event.idempotency, keysMax: unbounded } } : {}),
       };
     case 'approval.resolved':
       return { type: 'resolveApproval', at, approvalId: event.approvalId, outcome: event.outcome, ...(event.by !== undefined ? { by: event.by } : {}), ...(event.note !== undefined ? { note: event.note } : {}) };

@@ -218,19 +218,21 @@ describe('evolveBatch: a batch fold with transient nodes', () => {
     expect([...seen].sort()).toEqual(['meter_budget_exhausted', 'metered admission', 'metered call.completed', 'metered call.failed', 'overrun', 'rate_limited']);
   });
 
-  it('covers keyed admissions, replays, conflicts and the bound on live keys (issue 12)', () => {
+  it('covers keyed admissions and waits, replays (of waits too), conflicts and the bound on live keys', () => {
     const seen = new Set<string>();
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 150, size: 'max' }), (ops) => {
+        const waited = new Set<string>();
         for (const e of logOf(ops)) {
           if (e.type === 'call.admitted' && e.idempotency !== undefined) seen.add('keyed admission');
-          if (e.type === 'call.replayed') seen.add('call.replayed');
+          if (e.type === 'approval.requested' && e.idempotency !== undefined) (seen.add('keyed wait'), waited.add(e.callId));
+          if (e.type === 'call.replayed') seen.add(waited.has(e.replayOf) ? 'replay of a keyed wait' : 'call.replayed');
           if (e.type === 'call.rejected' && (e.reason === 'idempotency_conflict' || e.reason === 'idempotency_keys_exhausted')) seen.add(e.reason);
         }
       }),
       { ...coverage, numRuns: 1_000 },
     );
-    expect([...seen].sort()).toEqual(['call.replayed', 'idempotency_conflict', 'idempotency_keys_exhausted', 'keyed admission']);
+    expect([...seen].sort()).toEqual(['call.replayed', 'idempotency_conflict', 'idempotency_keys_exhausted', 'keyed admission', 'keyed wait', 'replay of a keyed wait']);
   });
 
   it('covers call timeouts (deadlines and timed-out settlements), cancellations and principal grants', () => {
