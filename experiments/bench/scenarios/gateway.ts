@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,6 +16,17 @@ const sessionsCount = 64;
 const idleSessions = 200;
 /** The paced rounds' offered load: 64 sessions × one call per 640 ms = 100 calls/s, well below both sides' capacity. */
 const pacedIntervalMs = 640;
+/**
+ * Calls per session in one paced round (64 × 15 = 960 calls, 9.6 s): with 6, the added median moved
+ * from 0.26 to 1.55 ms between runs of the same code, the difference of two ≈ 5 ms medians.
+ */
+const pacedCallsPerSession = 15;
+/**
+ * A RAM-backed filesystem, where fsync returns at once: the same gateway with its ledger there shows
+ * what a call adds when the disk's flush costs nothing (a measurement, not a way to run: a ledger
+ * there does not survive a power loss or a reboot).
+ */
+const tmpfs = '/dev/shm';
 
 interface Running {
   readonly child: ChildProcess;
@@ -97,27 +108,64 @@ function rssKiB(pid: number | undefined): number {
 }
 
 /**
- * Resident memory added per idle session (initialized, no call yet), KiB: the slope between
- * `idleSessions` and three times as many open sessions, so the heap's first growth steps (which
- * the first sessions pay for all) do not land on them.
+ * Resident memory added per idle session (initialized, no call yet), KiB: the least-squares slope of
+ * resident memory over open sessions, read after each step of `idleSessions` from `idleSessions` to
+ * three times as many, so the heap's first growth (which the first sessions pay for all) is left
+ * out, and one garbage collection shrinking the heap between two readings does not decide the
+ * figure (a single difference read anything from -230 to 240 KiB).
  */
-async function idleSessionKiB(url: URL, pid: number | undefined, bearer?: string): Promise<number> {
+async function idleSessionKiB(url: URL, pid: number | undefined, bearer?: string): Promise<{ kib: number; stdErr: number }> {
   const open = (n: number): Promise<Client[]> => Promise.all(Array.from({ length: n }, () => connect(url, bearer)));
-  const first = await open(idleSessions);
-  const before = rssKiB(pid);
-  const more = await open(2 * idleSessions);
-  const after = rssKiB(pid);
-  await Promise.all([...first, ...more].map((c) => c.close().catch(() => undefined)));
-  return round((after - before) / (2 * idleSessions), 1);
+  const clients: Client[] = [];
+  const points: { sessions: number; kib: number }[] = [];
+  for (let step = 1; step <= 3; step++) {
+    clients.push(...(await open(idleSessions)));
+    points.push({ sessions: clients.length, kib: rssKiB(pid) });
+  }
+  for (let step = 0; step < 2; step++) {
+    clients.push(...(await open(idleSessions / 2)));
+    points.push({ sessions: clients.length, kib: rssKiB(pid) });
+  }
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  const fit = slope(points.map((p) => p.sessions), points.map((p) => p.kib));
+  return { kib: round(fit.slope, 1), stdErr: round(fit.stdErr, 1) };
+}
+
+/** Least-squares slope of y over x, with its standard error (how much the readings' scatter leaves it unsure). */
+function slope(x: readonly number[], y: readonly number[]): { slope: number; stdErr: number } {
+  const mean = (v: readonly number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
+  const mx = mean(x);
+  const my = mean(y);
+  let num = 0;
+  let den = 0;
+  x.forEach((xi, i) => {
+    num += (xi - mx) * ((y[i] as number) - my);
+    den += (xi - mx) ** 2;
+  });
+  const b = num / den;
+  const residuals = x.reduce((sum, xi, i) => sum + ((y[i] as number) - (my + b * (xi - mx))) ** 2, 0);
+  return { slope: b, stdErr: Math.sqrt(residuals / (x.length - 2) / den) };
 }
 
 const medianOf = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/** An `atc gateway` over `upstream` with its SQLite ledger in `scratch`, and a capability token of its ledger. */
+async function startGateway(scratch: { file(name: string): string }, upstream: URL): Promise<{ gw: Running; token: string }> {
+  const config = { ledger: scratch.file('gateway.sqlite'), listen: '127.0.0.1:0', publicUrl: 'http://127.0.0.1:0/mcp', upstreams: { up: { url: upstream.href } }, toolNames: 'plain', auth: { tokens: true }, limits: { sessionsMax: 5 * idleSessions } }; // 4 × idleSessions open at the memory step
+  writeFileSync(scratch.file('gateway.json'), JSON.stringify(config));
+  const gw = await started([cli, 'gateway', '--quiet', '--config', scratch.file('gateway.json')]);
+  const ledger = createLedger({ store: sqliteStore({ path: scratch.file('gateway.sqlite') }) });
+  const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + 3_600_000, budget: { calls: 100_000_000, inputBytes: 100_000_000_000 } });
+  await ledger.close();
+  return { gw, token };
+}
 
 /**
  * Scenario 15: `atc gateway` (durable SQLite ledger, a capability token) in front of a no-op HTTP
  * upstream, against a plain pass-through on the same SDK and transport (an upstream client per
  * session, no ledger), 64 concurrent Streamable HTTP sessions each calling in a row; the two
- * alternate rounds in the same run. Also one session calling alone, and memory per idle session.
+ * alternate rounds in the same run. Also one session calling alone, 64 paced, and memory per idle
+ * session; alone and paced, also the same gateway with its ledger on tmpfs (the disk flush's share).
  */
 export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
   const scratch = scratchDir('gateway');
@@ -126,26 +174,27 @@ export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
   const loadAtStart = os.loadavg().map((l) => round(l, 2));
   const echo = await started([peer, 'echo']);
   const plain = await started([peer, 'plain', echo.url.href]);
-  const config = { ledger: scratch.file('gateway.sqlite'), listen: '127.0.0.1:0', publicUrl: 'http://127.0.0.1:0/mcp', upstreams: { up: { url: echo.url.href } }, toolNames: 'plain', auth: { tokens: true }, limits: { sessionsMax: 4 * idleSessions } }; // 3 × idleSessions open at the memory step
-  writeFileSync(scratch.file('gateway.json'), JSON.stringify(config));
-  const gw = await started([cli, 'gateway', '--quiet', '--config', scratch.file('gateway.json')]);
+  const { gw, token } = await startGateway(scratch, echo.url);
+  const ramScratch = existsSync(tmpfs) ? scratchDir('gateway-tmpfs', tmpfs) : undefined;
+  const ram = ramScratch === undefined ? undefined : await startGateway(ramScratch, echo.url);
   const clients: Client[] = [];
   try {
-    const ledger = createLedger({ store: sqliteStore({ path: scratch.file('gateway.sqlite') }) });
-    const { token } = await ledger.issue({ tools: ['echo'], expiresAt: Date.now() + 3_600_000, budget: { calls: 100_000_000, inputBytes: 100_000_000_000 } });
-    await ledger.close();
-    const sides = { plain: await Promise.all(Array.from({ length: sessionsCount }, () => connect(plain.url))), gateway: await Promise.all(Array.from({ length: sessionsCount }, () => connect(gw.url, token))) };
-    clients.push(...sides.plain, ...sides.gateway);
-    for (const side of [sides.plain, sides.gateway]) await load(side, 20); // warm-up: connections, JIT
+    const sessions = (url: URL, bearer?: string): Promise<Client[]> => Promise.all(Array.from({ length: sessionsCount }, () => connect(url, bearer)));
+    const sides = { plain: await sessions(plain.url), gateway: await sessions(gw.url, token), tmpfs: ram === undefined ? [] : await sessions(ram.gw.url, ram.token) };
+    clients.push(...sides.plain, ...sides.gateway, ...sides.tmpfs);
+    for (const side of [sides.plain, sides.gateway, sides.tmpfs]) await load(side, 20); // warm-up: connections, JIT
     const many: { plain: Figures[]; gateway: Figures[] } = { plain: [], gateway: [] };
-    const one: { plain: Figures[]; gateway: Figures[] } = { plain: [], gateway: [] };
-    const paced: { plain: Figures[]; gateway: Figures[] } = { plain: [], gateway: [] };
+    const one: { plain: Figures[]; gateway: Figures[]; tmpfs: Figures[] } = { plain: [], gateway: [], tmpfs: [] };
+    const paced: { plain: Figures[]; gateway: Figures[]; tmpfs: Figures[] } = { plain: [], gateway: [], tmpfs: [] };
     for (let r = 0; r < rounds; r++) {
       ctx.log(`  gateway round ${r + 1}/${rounds}`);
       const order = r % 2 === 0 ? (['plain', 'gateway'] as const) : (['gateway', 'plain'] as const);
       for (const side of order) many[side].push(await load(sides[side], perSession));
-      for (const side of order) one[side].push(await load(sides[side].slice(0, 1), perSession * 8));
-      for (const side of order) paced[side].push(await pacedLoad(sides[side], ctx.quick ? 3 : 6, pacedIntervalMs));
+      // The tmpfs gateway only where a call's own cost shows: alone, and paced; which side goes first rotates.
+      const three = (['plain', 'gateway', 'tmpfs'] as const).map((_, i, all) => all[(i + r) % 3] as 'plain' | 'gateway' | 'tmpfs');
+      const withRam = ram === undefined ? order : three;
+      for (const side of withRam) one[side].push(await load(sides[side].slice(0, 1), perSession * 8));
+      for (const side of withRam) paced[side].push(await pacedLoad(sides[side], ctx.quick ? 3 : pacedCallsPerSession, pacedIntervalMs));
     }
     const ratios = many.gateway.map((g, i) => g.opsPerSec / (many.plain[i] as Figures).opsPerSec);
     const ratio = round(medianOf(ratios), 3);
@@ -153,6 +202,7 @@ export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
     const added64Ms = round((median(many.gateway) - median(many.plain)) / 1_000, 3);
     const added1Ms = round((median(one.gateway) - median(one.plain)) / 1_000, 3);
     const addedPacedMs = round((median(paced.gateway) - median(paced.plain)) / 1_000, 3);
+    const tmpfsAdded = ram === undefined ? undefined : { paced: round((median(paced.tmpfs) - median(paced.plain)) / 1_000, 3), one: round((median(one.tmpfs) - median(one.plain)) / 1_000, 3) };
     const pacedRate = Math.round((sessionsCount * 1_000) / pacedIntervalMs);
     const best = (list: Figures[]): Figures => [...list].sort((a, b) => b.opsPerSec - a.opsPerSec)[0] as Figures;
     const idleGateway = await idleSessionKiB(gw.url, gw.child.pid, token);
@@ -168,6 +218,7 @@ export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
         'atc gateway, 1 session (per call)': best(one.gateway),
         [`plain pass-through, 64 sessions paced at ${pacedRate} calls/s (per call)`]: best(paced.plain),
         [`atc gateway, 64 sessions paced at ${pacedRate} calls/s (per call)`]: best(paced.gateway),
+        ...(ram === undefined ? {} : { [`atc gateway, ledger on tmpfs, 64 sessions paced at ${pacedRate} calls/s (per call)`]: best(paced.tmpfs), 'atc gateway, ledger on tmpfs, 1 session (per call)': best(one.tmpfs) }),
       },
       derived: {
         throughputRatio64: ratio,
@@ -177,15 +228,21 @@ export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
         addedMedianMs64Paced: addedPacedMs,
         addedMedianTargetMs: 1,
         addedMedianPass: addedPacedMs <= 1,
-        idleSessionKiBGateway: idleGateway,
-        idleSessionKiBPlain: idlePlain,
+        ...(tmpfsAdded === undefined ? {} : { addedMedianMs64PacedTmpfs: tmpfsAdded.paced, addedMedianMs1Tmpfs: tmpfsAdded.one }),
+        idleSessionKiBGateway: idleGateway.kib,
+        idleSessionKiBGatewayStdErr: idleGateway.stdErr,
+        idleSessionKiBPlain: idlePlain.kib,
+        idleSessionKiBPlainStdErr: idlePlain.stdErr,
         loadAverageAtStart: loadAtStart.join(' '),
         loadAverageAtEnd: loadAtEnd.join(' '),
       },
       target: { description: 'throughput at 64 sessions, atc gateway ÷ plain pass-through (median of round pairs; higher is better, at least the limit)', value: ratio, limit: 0.7, pass: ratio >= 0.7 },
       notes: [
         `median added per call at 64 sessions paced at ${pacedRate} calls/s (below both sides' capacity, so a call's own cost): ${addedPacedMs} ms (target ≤ 1 ms: ${addedPacedMs <= 1 ? 'met' : 'not met'}); one session alone: ${added1Ms} ms; 64 sessions calling back to back: ${added64Ms} ms, which is time queued behind the other sessions' calls (64 ÷ throughput), the throughput ratio restated`,
-        `resident memory per idle session (initialize only; the slope from ${idleSessions} to ${3 * idleSessions} open sessions): gateway ${idleGateway} KiB, plain ${idlePlain} KiB`,
+        ...(tmpfsAdded === undefined
+          ? []
+          : [`the same gateway with its ledger on tmpfs (${tmpfs}: fsync returns at once, so not durable across a power loss; a measurement of the disk's flush, not a way to run): added ${tmpfsAdded.paced} ms paced, ${tmpfsAdded.one} ms alone`]),
+        `resident memory per idle session (initialize only; the least-squares slope over five readings from ${idleSessions} to ${4 * idleSessions} open sessions, ± its standard error): gateway ${idleGateway.kib} ± ${idleGateway.stdErr} KiB, plain ${idlePlain.kib} ± ${idlePlain.stdErr} KiB; a figure within its error of 0 is below what resident memory can show`,
         'four processes: the bench (all 64 clients), the gateway or the pass-through, and the one no-op upstream (a session per agent session on both sides); rounds alternate which side goes first',
         `load average at start ${loadAtStart.join(' ')}, at end ${loadAtEnd.join(' ')} on ${os.cpus().length} CPUs shared with other work: absolute figures are contended; the ratio is taken within the same run`,
       ],
@@ -193,6 +250,8 @@ export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     gw.stop();
+    ram?.gw.stop();
+    ramScratch?.cleanup();
     plain.stop();
     echo.stop();
     scratch.cleanup();
