@@ -6,6 +6,7 @@ import { initialState } from '../domain/state';
 import { commandFromEvent } from './commandFromEvent';
 import { eventShapeProblem } from './eventShape';
 import { sameAsDecided } from './sameAsDecided';
+import { decidesCall } from './workerChecks';
 
 export type VerifyProblemCode = 'malformed' | 'sequence' | 'chain' | 'hash' | 'decision' | 'duplicate_call';
 
@@ -65,7 +66,7 @@ export function checkLog(
     if (event.prevHash !== prevHash) at(event.seq, 'chain', 'prevHash does not match the previous event');
     if (index >= checks.hashFrom && eventHash(event) !== event.hash) at(event.seq, 'hash', hashProblemMessage);
 
-    if (checks.duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected' || event.type === 'call.replayed' || event.type === 'approval.requested')) {
+    if (checks.duplicates && decidesCall(event)) {
       if (callIds.has(event.callId)) at(event.seq, 'duplicate_call', duplicateCallMessage);
       callIds.add(event.callId);
     }

@@ -17,6 +17,15 @@ export interface WorkerReport {
  * hash and, when `duplicates` is set (the range is the whole log), reuse of a callId. Runs in
  * verifyParallel's worker thread while the main thread folds and re-decides.
  */
+/**
+ * Whether the event is the one decision of its callId (an admission, rejection, replay, or a wait for
+ * approval, which its approval later admits without a second decision): a second with the same id is
+ * `duplicate_call`. One predicate for `verify` and the worker, so both refuse the same logs.
+ */
+export function decidesCall(event: LedgerEvent): event is Extract<LedgerEvent, { type: 'call.admitted' | 'call.rejected' | 'call.replayed' | 'approval.requested' }> {
+  return event.type === 'call.admitted' || event.type === 'call.rejected' || event.type === 'call.replayed' || event.type === 'approval.requested';
+}
+
 export function checkShapesAndHashes(bytes: Uint8Array, byteEnd: number, duplicates: boolean): WorkerReport {
   const hashMismatches: number[] = [];
   const duplicateCalls: number[] = [];
@@ -30,7 +39,7 @@ export function checkShapesAndHashes(bytes: Uint8Array, byteEnd: number, duplica
     } catch {
       return { malformed: true, hashMismatches, duplicateCalls }; // let the sequential path raise what `verify` raises
     }
-    if (duplicates && (event.type === 'call.admitted' || event.type === 'call.rejected' || event.type === 'call.replayed')) {
+    if (duplicates && decidesCall(event)) {
       if (callIds.has(event.callId)) duplicateCalls.push(index);
       callIds.add(event.callId);
     }

@@ -1,6 +1,9 @@
 import * as path from 'node:path';
 import type { LedgerEvent, verify as verifyFn, verifyParallel as verifyParallelFn } from '../../src';
 import { manualClock, notesLedger } from '../support/fixtures';
+import { closeLedgers, hour, paymentsLedger, pendingOf } from '../support/approvals';
+
+afterEach(closeLedgers);
 
 // The worker thread needs compiled JS, so both verifiers come from dist/ (built by `pretest`).
 const dist = require(path.resolve(__dirname, '..', '../dist/src/index.js')) as { verify: typeof verifyFn; verifyParallel: typeof verifyParallelFn };
@@ -65,6 +68,21 @@ describe('verifyParallel', () => {
     events[later] = { ...events[later], callId: events[first]?.callId };
     await expectSameAsVerify(events);
     expect((await dist.verifyParallel(jsonl(events))).problems.map((p) => p.code)).toContain('duplicate_call');
+    for (const workerShare of [0, 0.5, 1]) expect(await dist.verifyParallel(jsonl(events), { workerShare })).toEqual(dist.verify(parsed(events)));
+  });
+
+  it('counts a wait for approval as a decision of its callId, as verify does, whatever share the worker checks', async () => {
+    const { ledger, clock } = await paymentsLedger();
+    const { token } = await ledger.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 }, approvals: { pay: true } });
+    const waiting = ledger.invoke(token, 'pay', { to: 'bob', amount: 5 });
+    const [pending] = await pendingOf(ledger);
+    await ledger.approve(pending!.approvalId, { by: 'alice' });
+    await waiting;
+    await ledger.invoke(token, 'balance', {});
+    const events: Record<string, unknown>[] = ledger.events().map((e) => ({ ...e }));
+    const later = events.findIndex((e) => e.type === 'call.rejected');
+    events[later] = { ...events[later], callId: pending!.callId }; // the waiting call's id, reused
+    expect(dist.verify(parsed(events)).problems.map((p) => p.code)).toContain('duplicate_call');
     for (const workerShare of [0, 0.5, 1]) expect(await dist.verifyParallel(jsonl(events), { workerShare })).toEqual(dist.verify(parsed(events)));
   });
 
