@@ -43,6 +43,8 @@ const waitReasons = { denied: 'approval_denied', timed_out: 'approval_timeout', 
 export class CallRunner {
   /** Outcomes of keyed calls this ledger ran, for their retries (bounded: the oldest goes first). */
   private readonly heldOutcomes = new HeldOutcomes(limits.idempotentOutcomesHeldMax);
+  /** Retries of keyed calls that wait here for a person, answered with the call's outcome once it has one. */
+  private readonly waitRetries = new Map<string, ((outcome: InvokeOutcome<unknown>) => void)[]>();
 
   constructor(private readonly parts: CallRunnerParts) {}
 
@@ -59,14 +61,17 @@ export class CallRunner {
 
   /**
    * A retry the log answered with the first call: that call's outcome once it has one (waiting for it
-   * while it runs here), from this ledger's memory; otherwise how the log says it ended, without a value.
+   * while it runs or waits for a person here), from this ledger's memory; otherwise how the log says it
+   * ended, without a value.
    */
   private async replayOutcome<Result>(replay: EventOf<'call.replayed'>): Promise<KeyedInvokeOutcome<Result>> {
     const firstCallId = replay.replayOf;
     const running = this.parts.running.get(firstCallId);
-    const ordinal = running === undefined ? this.parts.callIds.ordinalOf(firstCallId) : undefined;
+    const waiting = running === undefined ? this.waitRetries.get(firstCallId) : undefined;
+    const ordinal = running === undefined && waiting === undefined ? this.parts.callIds.ordinalOf(firstCallId) : undefined;
     const held = ordinal === undefined ? undefined : this.heldOutcomes.get(ordinal);
-    const outcome = (running !== undefined ? await new Promise<InvokeOutcome<unknown>>((resolve) => (running.retries ??= []).push(resolve)) : held) as KeyedInvokeOutcome<Result> | undefined;
+    const later = running !== undefined ? (running.retries ??= []) : waiting;
+    const outcome = (later !== undefined ? await new Promise<InvokeOutcome<unknown>>((resolve) => later.push(resolve)) : held) as KeyedInvokeOutcome<Result> | undefined;
     if (outcome !== undefined && (outcome.status === 'completed' || outcome.status === 'failed')) return { ...outcome, callId: firstCallId, replayed: true };
     // The binding the retry matched (the decision read it from this state).
     const state = this.parts.loop.current;
@@ -79,8 +84,23 @@ export class CallRunner {
    * as admitted at the approval; otherwise rejected with why the wait ended.
    */
   private async afterApproval<Result>(requested: EventOf<'approval.requested'>, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined): Promise<InvokeOutcome<Result>> {
-    // A keyed wait bound its key: its outcome is held for retries, its slot taken now, in decision order.
-    const heldSlot = requested.idempotency === undefined ? -1 : this.heldOutcomes.reserve(ordinal);
+    if (requested.idempotency === undefined) return this.waitThenRun<Result>(requested, ordinal, args, checked, cancel, -1);
+    // A keyed wait bound its key: its outcome is held for retries, its slot taken now, in decision
+    // order, and retries made while it waits here wait for that outcome too.
+    const heldSlot = this.heldOutcomes.reserve(ordinal);
+    const retries: ((outcome: InvokeOutcome<unknown>) => void)[] = [];
+    this.waitRetries.set(requested.callId, retries);
+    let outcome: InvokeOutcome<Result> = rejected(requested.callId, 'ledger_unavailable');
+    try {
+      outcome = await this.waitThenRun<Result>(requested, ordinal, args, checked, cancel, heldSlot);
+      return outcome;
+    } finally {
+      this.waitRetries.delete(requested.callId);
+      for (const retry of retries) retry(outcome);
+    }
+  }
+
+  private async waitThenRun<Result>(requested: EventOf<'approval.requested'>, ordinal: number, args: ArgumentSnapshot, checked: CheckedResources, cancel: AbortSignal | undefined, heldSlot: number): Promise<InvokeOutcome<Result>> {
     const end = await this.parts.approvals.wait(requested);
     if (end.kind !== 'approved') return rejected(requested.callId, waitReasons[end.kind]);
     const { callId, grantId, tool, reserved, ancestors, idempotency } = requested;

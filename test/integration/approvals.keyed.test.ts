@@ -1,15 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLedger, replay, sqliteStore, verify, type EventOf, type LedgerEvent } from '../../src';
+import { openLedger, replay, sqliteStore, verify, type EventOf, type Ledger, type LedgerEvent } from '../../src';
 import { sealEvent } from '../../src/domain/chain';
-import { hour, paymentsLedger, pendingOf, paySchema } from '../support/approvals';
+import { hour, paymentsLedger, pendingOf, paySchema, settle } from '../support/approvals';
 import { closeLedgers } from '../support/approvals';
 
 afterEach(closeLedgers);
 
 const ofType = <T extends LedgerEvent['type']>(events: readonly LedgerEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 const payment = { to: 'bob', amount: 500 };
+
+/** Waits until the ledger has logged a retry's `call.replayed` (the retry's invoke itself waits on). */
+async function replayed(ledger: Ledger): Promise<void> {
+  for (let i = 0; i < 200 && !ledger.events().some((e) => e.type === 'call.replayed'); i++) await settle();
+  expect(ledger.events().some((e) => e.type === 'call.replayed')).toBe(true);
+}
 
 /** A ledger whose every payment asks a person, and a first payment keyed `order-17`, waiting. */
 async function waitingPayment() {
@@ -21,22 +27,26 @@ async function waitingPayment() {
 }
 
 describe('approvals with idempotency keys: a retry while the call waits replays it, never asks again', () => {
-  it('binds the key when the call starts waiting: a retry is answered replayed (in flight), and no second person is asked', async () => {
+  it('binds the key when the call starts waiting: a retry replays it, and no second person is asked', async () => {
     const { ledger, token, grantId, first, pending } = await waitingPayment();
-    const retry = await ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
-    expect(retry).toMatchObject({ status: 'replayed', callId: pending.callId, replayed: true, settled: 'in_flight' });
+    const retry = ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    await replayed(ledger);
     expect(ledger.pendingApprovals()).toHaveLength(1);
     expect(ledger.usage(grantId).calls.used).toBe(1); // the retry reserved nothing
     expect(ofType(ledger.events(), 'approval.requested')[0]?.idempotency).toMatchObject({ keyDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     await ledger.deny(pending.approvalId, { by: 'alice' });
     await first;
+    // Made here while the call waited, the retry waited for its end: the call failed, it never ran.
+    await expect(retry).resolves.toMatchObject({ status: 'replayed', callId: pending.callId, replayed: true, settled: 'failed' });
   });
 
-  it('runs an approved call once; a retry after it completed gets its value', async () => {
+  it('runs an approved call once; a retry made while it waited gets its value, and so does one after', async () => {
     const { ledger, paid, token, first, pending } = await waitingPayment();
-    await ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    const retry = ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    await replayed(ledger);
     await ledger.approve(pending.approvalId, { by: 'alice' });
     await expect(first).resolves.toMatchObject({ status: 'completed', value: 'paid 500' });
+    await expect(retry).resolves.toMatchObject({ status: 'completed', value: 'paid 500', replayed: true, callId: pending.callId });
     await expect(ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' })).resolves.toMatchObject({ status: 'completed', value: 'paid 500', replayed: true, callId: pending.callId });
     expect(paid).toEqual([500]);
     expect(verify(ledger.events()).ok).toBe(true);
@@ -91,18 +101,19 @@ describe('approvals with idempotency keys: a retry while the call waits replays 
 
   it('verify refuses a log that asked a person twice for one key while the first call waited', async () => {
     const { ledger, token, first, pending } = await waitingPayment();
-    await ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    const retry = ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    await replayed(ledger);
     const events = ledger.events();
     expect(verify(events).ok).toBe(true);
     // The log as it would read had the retry asked again: a second wait for the same key.
-    const retry = events[events.length - 1] as EventOf<'call.replayed'>;
+    const replay = events[events.length - 1] as EventOf<'call.replayed'>;
     const asked = ofType(events, 'approval.requested')[0] as EventOf<'approval.requested'>;
     const { seq: _seq, at: _at, prevHash: _prev, hash: _hash, ...payload } = asked;
     const before = events[events.length - 2] as LedgerEvent;
-    const forged = [...events.slice(0, -1), sealEvent({ ...payload, approvalId: 'second-ask', callId: retry.callId }, retry.at, before)];
+    const forged = [...events.slice(0, -1), sealEvent({ ...payload, approvalId: 'second-ask', callId: replay.callId }, replay.at, before)];
     const result = verify(forged);
     expect(result.ok).toBe(false);
     await ledger.deny(pending.approvalId, { by: 'alice' });
-    await first;
+    await Promise.all([first, retry]);
   });
 });
