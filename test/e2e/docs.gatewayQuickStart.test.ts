@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { root, tempDir } from '../support/mcpProxy';
 
 // docs/gateway.md's five-minute quick start, run as written (in a temporary folder instead of
 // /tmp/gw), with an MCP client standing in for the person who points one at the gateway.
 jest.setTimeout(120_000);
 
-const root = path.resolve(__dirname, '../..');
 const guide = readFileSync(path.join(root, 'docs/gateway.md'), 'utf8');
 
 /** The `sh` blocks of the quick start section, in order. */
@@ -23,7 +22,8 @@ const waitForGateway = `for i in $(seq 1 100); do node -e "fetch('http://127.0.0
 
 describe('docs/gateway.md quick start', () => {
   it('runs as written: two upstreams, alice and bob on their own policies, bob revoked then enabled, the log verified', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'atc-gw-quickstart-'));
+    const tmp = tempDir();
+    const dir = tmp.dir;
     const [setUp, manage] = quickStartBlocks();
     expect(setUp).toContain('$ATC gateway --config gateway.json &');
     expect(manage).toContain('principals revoke bob');
@@ -39,7 +39,7 @@ describe('docs/gateway.md quick start', () => {
       client('alice', '$ALICE', 'project__read_text_file,notes__write_file'),
       ...lines.slice(afterRevoke),
     ].join('\n');
-    const file = path.join(dir, 'quickstart.sh');
+    const file = tmp.file('quickstart.sh');
     // A failing step must not leave the gateway running.
     writeFileSync(file, `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n${script}\n`);
     const run = spawnSync('bash', [file], { cwd: root, encoding: 'utf8', timeout: 100_000 });
@@ -51,7 +51,7 @@ describe('docs/gateway.md quick start', () => {
       expect(run.stdout).toContain('bob: revoked');
       expect(run.stdout).toMatch(/^verified: head seq \d+/m);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      tmp.cleanup();
     }
   });
 });

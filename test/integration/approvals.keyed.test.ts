@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLedger, replay, sqliteStore, verify, type EventOf, type Ledger, type LedgerEvent } from '../../src';
+import { replay, sqliteStore, verify, type EventOf, type Ledger, type LedgerEvent } from '../../src';
 import { sealEvent } from '../../src/domain/chain';
-import { hour, paymentsLedger, pendingOf, paySchema, settle } from '../support/approvals';
+import { hour, paymentsLedger, pendingOf, settle } from '../support/approvals';
 import { closeLedgers } from '../support/approvals';
 
 afterEach(closeLedgers);
@@ -83,20 +83,41 @@ describe('approvals with idempotency keys: a retry while the call waits replays 
   it('keeps the waiting binding across a reopen: a retry from the next process replays the waiting call', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'atc-keyed-approval-'));
     const path = join(dir, 'ledger.sqlite');
-    const writer = await openLedger({ store: sqliteStore({ path }) });
-    await writer.registerTool({ name: 'pay', inputSchema: paySchema, run: async () => 'paid' });
-    const { token } = await writer.issue({ tools: ['pay'], expiresAt: Date.now() + hour, budget: { calls: 5, inputBytes: 1_000 }, approvals: { pay: true } });
-    const first = writer.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
-    const [pending] = await pendingOf(writer);
-    await writer.close();
+    const writer = await paymentsLedger({ store: sqliteStore({ path }) });
+    const { token } = await writer.ledger.issue({ tools: ['pay'], expiresAt: writer.clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 }, approvals: { pay: true } });
+    const first = writer.ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    const [pending] = await pendingOf(writer.ledger);
+    await writer.ledger.close();
     await first;
-    const reopened = await openLedger({ store: sqliteStore({ path }) });
-    await reopened.registerTool({ name: 'pay', inputSchema: paySchema, run: async () => 'paid' });
+    const { ledger: reopened } = await paymentsLedger({ store: sqliteStore({ path }) });
     expect(reopened.pendingApprovals().map((p) => p.approvalId)).toEqual([pending.approvalId]);
     await expect(reopened.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' })).resolves.toMatchObject({ status: 'replayed', settled: 'in_flight', callId: pending.callId });
     expect(reopened.pendingApprovals()).toHaveLength(1);
     await reopened.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts the waiting key against the bound on live keys from the request on', async () => {
+    const { ledger, clock } = await paymentsLedger({ idempotencyKeysPerTreeMax: 1 });
+    const { token } = await ledger.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 }, approvals: { pay: true } });
+    const first = ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    const [pending] = await pendingOf(ledger);
+    await expect(ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-18' })).resolves.toMatchObject({ status: 'rejected', reason: 'idempotency_keys_exhausted' });
+    await ledger.deny(pending!.approvalId, { by: 'alice' });
+    await first;
+  });
+
+  it('runs the key\'s time to live from the request: a retry after it has passed asks again', async () => {
+    const { ledger, clock } = await paymentsLedger({ idempotencyTtlMs: 1_000 });
+    const { token } = await ledger.issue({ tools: ['pay'], expiresAt: clock.now() + hour, budget: { calls: 5, inputBytes: 1_000 }, approvals: { pay: true } });
+    const first = ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    await pendingOf(ledger);
+    clock.advance(1_000);
+    const second = ledger.invoke(token, 'pay', payment, { idempotencyKey: 'order-17' });
+    const waits = await pendingOf(ledger, 2);
+    expect(ofType(ledger.events(), 'call.replayed')).toEqual([]);
+    for (const wait of waits) await ledger.deny(wait.approvalId, { by: 'alice' });
+    await Promise.all([first, second]);
   });
 
   it('verify refuses a log that asked a person twice for one key while the first call waited', async () => {

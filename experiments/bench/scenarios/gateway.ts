@@ -109,10 +109,10 @@ function rssKiB(pid: number | undefined): number {
 
 /**
  * Resident memory added per idle session (initialized, no call yet), KiB: the least-squares slope of
- * resident memory over open sessions, read after each step of `idleSessions` from `idleSessions` to
- * three times as many, so the heap's first growth (which the first sessions pay for all) is left
- * out, and one garbage collection shrinking the heap between two readings does not decide the
- * figure (a single difference read anything from -230 to 240 KiB).
+ * resident memory over open sessions, read five times from `idleSessions` to four times as many
+ * (steps of `idleSessions`, then of half that), so the heap's first growth (which the first sessions
+ * pay for all) is left out, and one garbage collection shrinking the heap between two readings does
+ * not decide the figure (a single difference read anything from -230 to 240 KiB).
  */
 async function idleSessionKiB(url: URL, pid: number | undefined, bearer?: string): Promise<{ kib: number; stdErr: number }> {
   const open = (n: number): Promise<Client[]> => Promise.all(Array.from({ length: n }, () => connect(url, bearer)));
@@ -243,7 +243,7 @@ export async function gateway(ctx: BenchContext): Promise<ScenarioResult> {
           ? []
           : [`the same gateway with its ledger on tmpfs (${tmpfs}: fsync returns at once, so not durable across a power loss; a measurement of the disk's flush, not a way to run): added ${tmpfsAdded.paced} ms paced, ${tmpfsAdded.one} ms alone`]),
         `resident memory per idle session (initialize only; the least-squares slope over five readings from ${idleSessions} to ${4 * idleSessions} open sessions, ± its standard error): gateway ${idleGateway.kib} ± ${idleGateway.stdErr} KiB, plain ${idlePlain.kib} ± ${idlePlain.stdErr} KiB; a figure within its error of 0 is below what resident memory can show`,
-        'four processes: the bench (all 64 clients), the gateway or the pass-through, and the one no-op upstream (a session per agent session on both sides); rounds alternate which side goes first',
+        `${ram === undefined ? 'four' : 'five'} processes: the bench (all 64 clients), the gateway${ram === undefined ? '' : ', the tmpfs gateway'} and the pass-through, and the one no-op upstream (a session per agent session on every side); rounds alternate which side goes first`,
         `load average at start ${loadAtStart.join(' ')}, at end ${loadAtEnd.join(' ')} on ${os.cpus().length} CPUs shared with other work: absolute figures are contended; the ratio is taken within the same run`,
       ],
     };
